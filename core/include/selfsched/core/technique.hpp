@@ -1,0 +1,68 @@
+// A technique answers one question: how big is the next chunk?
+//
+// It is pure: no threads, clocks, atomics or MPI. The caller (the sequential
+// scheduler below, the libomp binding, the MPI bridge, the simulator) owns the
+// loop counters and tells the technique, at each request, how much is left
+// and who is asking. Adaptive techniques are additionally fed measured chunk
+// times through record().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace selfsched {
+
+using iter_t = std::int64_t;  // iteration counts: 64-bit throughout
+
+struct chunk {
+  iter_t start = 0;
+  iter_t size = 0;  // 0: the loop has no more work
+};
+
+// Everything fixed for one loop instance.
+struct loop_params {
+  iter_t n = 0;           // iterations, 0 .. n-1
+  int p = 1;              // workers
+  iter_t chunk = 0;       // the chunk of a fixed-chunk technique (css); 0 = its default
+  iter_t min_chunk = 1;   // lower threshold
+  iter_t max_chunk = 0;   // upper threshold, 0 = none
+  // Relative speed VP_k of each worker (seed 000 sec. 2). Empty: all equal.
+  // Validated (finite, > 0) before a technique sees it.
+  std::vector<double> powers;
+  // Technique parameters with no natural place elsewhere. NaN = default.
+  double mu = 1.0;        // mean iteration time (fac, fsc, mfsc, bold, tap)
+  double sigma = 0.0;     // its standard deviation
+  double overhead = 0.0;  // h: scheduling overhead per chunk, in mu units
+  std::uint64_t seed = 1; // rnd
+};
+
+// What a technique is told at each request.
+struct request {
+  iter_t remaining = 0;  // R: iterations not yet handed out (> 0)
+  iter_t step = 0;       // chunks handed out before this one
+  int worker = 0;        // requesting worker, 0 .. p-1
+  double power = 1.0;    // VP_k of the requesting worker
+  double queue = 1.0;    // Q_k: runnable tasks on its core (>= 1)
+};
+
+class technique {
+ public:
+  virtual ~technique() = default;
+
+  // Desired size of the next chunk (the caller clamps it to
+  // [min_chunk, remaining] and to max_chunk).
+  virtual iter_t next_size(const request& r) = 0;
+
+  // Adaptive techniques learn from finished chunks: `worker` ran `size`
+  // iterations in `seconds` (busy time, excluding scheduling).
+  virtual void record(int /*worker*/, iter_t /*size*/, double /*seconds*/) {}
+
+  // Non-zero when every chunk from this request on has this size (after
+  // clamping). Lets a chunk plan cover 10^12 iterations in a few segments.
+  virtual iter_t constant_size_from(const request& /*r*/) const { return 0; }
+};
+
+using technique_ptr = std::unique_ptr<technique>;
+
+}  // namespace selfsched
