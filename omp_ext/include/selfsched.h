@@ -1,0 +1,31 @@
+/* selfsched: self-scheduling techniques for OpenMP schedule(runtime) loops.
+ *
+ * Most programs need no call at all: link libselfsched before libomp (or
+ * LD_PRELOAD it) and set OMP_SCHEDULE=<technique>, e.g. fss, w-gss,4, tss-80.
+ * These calls choose the technique from code instead. */
+#ifndef SELFSCHED_H
+#define SELFSCHED_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Serve schedule(runtime) loops with technique `name` (any catalog name with
+ * its w-/s-/sw- prefix and -alpha suffix; an optional ",k" in the name or
+ * chunk > 0 sets the minimum chunk). NULL or "" gives runtime loops back to
+ * libomp's run-sched-var. Returns 0, or -1 for an unknown name (one message
+ * on stderr names it and the valid choices; the previous choice stays).
+ * Process-wide: call it outside parallel regions. */
+int selfsched_set_schedule(const char* name, long chunk);
+
+/* Writes the active technique (e.g. "w-gss,4") into buf, "" when runtime
+ * loops follow libomp. Returns the length it needs, excluding the NUL. */
+size_t selfsched_get_schedule(char* buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

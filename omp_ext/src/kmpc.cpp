@@ -1,0 +1,169 @@
+// The libomp entry points selfsched interposes. clang lowers a
+// schedule(runtime|dynamic|guided) loop to dispatch_init, then dispatch_next
+// until it returns 0, then (clang >= 18) dispatch_deinit. Loops selfsched does
+// not own go to libomp untouched.
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "libomp_abi.hpp"
+#include "schedule_choice.hpp"
+#include "selfsched.h"
+#include "settings.hpp"
+#include "teams.hpp"
+
+namespace selfsched::omp {
+namespace {
+
+// Which technique serves a loop of this schedule kind, if any. Modifier bits
+// are masked: clang marks schedule(runtime) nonmonotonic by default, and that
+// must never turn a chosen technique off.
+const active_schedule* technique_for(int schedule) {
+  const active_schedule* technique = active_technique();
+  if (technique == nullptr) return nullptr;
+  const int kind = sched::without_modifiers(schedule);
+  if (kind == sched::runtime) return technique;
+  const settings& s = current_settings();
+  if (s.override_dynamic && kind == sched::dynamic_chunked) return technique;
+  if (s.override_guided &&
+      (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical))
+    return technique;
+  return nullptr;
+}
+
+// Iterations of lb..ub (inclusive) by st; false if it does not fit int64.
+template <typename T, typename ST>
+bool trip_count(T lb, T ub, ST st, iter_t& n) {
+  using U = std::make_unsigned_t<T>;
+  using UST = std::make_unsigned_t<ST>;
+  if (st > 0 ? ub < lb : lb < ub) return n = 0, true;
+  const std::uint64_t span = st > 0 ? std::uint64_t(U(ub) - U(lb)) : std::uint64_t(U(lb) - U(ub));
+  const std::uint64_t step = st > 0 ? std::uint64_t(UST(st)) : std::uint64_t(UST(0) - UST(st));
+  const std::uint64_t trips = span / step + 1;
+  if (span / step == std::numeric_limits<std::uint64_t>::max() ||
+      trips > std::uint64_t(std::numeric_limits<iter_t>::max()))
+    return false;
+  n = static_cast<iter_t>(trips);
+  return true;
+}
+
+template <typename T, typename ST, typename Forward>
+void dispatch_init(int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
+  const active_schedule* technique = technique_for(schedule);
+  membership* m = technique ? membership_for_new_loop() : current_membership();
+  iter_t n = 0;
+  if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
+    if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
+    forward();
+    return;
+  }
+  const bool runtime = sched::without_modifiers(schedule) == sched::runtime;
+  begin_loop(*m, *technique, n, runtime ? 1 : static_cast<iter_t>(chunk));
+  m->loop.lower = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(lb));
+  m->loop.stride = static_cast<std::int64_t>(st);
+  m->last_loop_ours = true;
+}
+
+template <typename T, typename ST, typename Forward>
+int dispatch_next(std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st, Forward forward) {
+  membership* m = current_membership();
+  if (m == nullptr || m->loop.slot == nullptr) return forward();
+  const iter_t n = m->loop.slot->n;
+  const chunk c = claim_next_chunk(*m);  // may leave the loop: read nothing of it after
+  if (c.size == 0) return 0;
+  using U = std::make_unsigned_t<T>;
+  const U lower = static_cast<U>(m->loop.lower);
+  const U stride = static_cast<U>(m->loop.stride);
+  *p_lb = static_cast<T>(lower + static_cast<U>(c.start) * stride);
+  *p_ub = static_cast<T>(lower + static_cast<U>(c.start + c.size - 1) * stride);
+  if (p_st != nullptr) *p_st = static_cast<ST>(m->loop.stride);
+  if (p_last != nullptr) *p_last = c.start + c.size == n;
+  return 1;
+}
+
+}  // namespace
+}  // namespace selfsched::omp
+
+using selfsched::omp::ident_t;
+using selfsched::omp::real;
+namespace so = selfsched::omp;
+
+extern "C" {
+
+void __kmpc_dispatch_init_4(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t lb, std::int32_t ub,
+                            std::int32_t st, std::int32_t chunk) {
+  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_4(loc, gtid, schedule, lb, ub, st, chunk); });
+}
+void __kmpc_dispatch_init_4u(ident_t* loc, std::int32_t gtid, int schedule, std::uint32_t lb, std::uint32_t ub,
+                             std::int32_t st, std::int32_t chunk) {
+  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_4u(loc, gtid, schedule, lb, ub, st, chunk); });
+}
+void __kmpc_dispatch_init_8(ident_t* loc, std::int32_t gtid, int schedule, std::int64_t lb, std::int64_t ub,
+                            std::int64_t st, std::int64_t chunk) {
+  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_8(loc, gtid, schedule, lb, ub, st, chunk); });
+}
+void __kmpc_dispatch_init_8u(ident_t* loc, std::int32_t gtid, int schedule, std::uint64_t lb, std::uint64_t ub,
+                             std::int64_t st, std::int64_t chunk) {
+  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_8u(loc, gtid, schedule, lb, ub, st, chunk); });
+}
+
+int __kmpc_dispatch_next_4(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int32_t* p_lb,
+                           std::int32_t* p_ub, std::int32_t* p_st) {
+  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_4(loc, gtid, p_last, p_lb, p_ub, p_st); });
+}
+int __kmpc_dispatch_next_4u(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::uint32_t* p_lb,
+                            std::uint32_t* p_ub, std::int32_t* p_st) {
+  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_4u(loc, gtid, p_last, p_lb, p_ub, p_st); });
+}
+int __kmpc_dispatch_next_8(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int64_t* p_lb,
+                           std::int64_t* p_ub, std::int64_t* p_st) {
+  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_8(loc, gtid, p_last, p_lb, p_ub, p_st); });
+}
+int __kmpc_dispatch_next_8u(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::uint64_t* p_lb,
+                            std::uint64_t* p_ub, std::int64_t* p_st) {
+  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_8u(loc, gtid, p_last, p_lb, p_ub, p_st); });
+}
+
+// Only ordered loops call fini, and those are always libomp's.
+void __kmpc_dispatch_fini_4(ident_t* loc, std::int32_t gtid) { real().fini_4(loc, gtid); }
+void __kmpc_dispatch_fini_4u(ident_t* loc, std::int32_t gtid) { real().fini_4u(loc, gtid); }
+void __kmpc_dispatch_fini_8(ident_t* loc, std::int32_t gtid) { real().fini_8(loc, gtid); }
+void __kmpc_dispatch_fini_8u(ident_t* loc, std::int32_t gtid) { real().fini_8u(loc, gtid); }
+
+// clang >= 18 calls this after every dispatch loop; libomp < 18 lacks it, so
+// a clang-19 binary also runs on libomp 14 with libselfsched loaded.
+void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
+  so::membership* m = so::current_membership();
+  if (m != nullptr && m->last_loop_ours) return;
+  if (real().deinit != nullptr) real().deinit(loc, gtid);
+}
+
+// A standard kind chosen from code takes runtime loops back from selfsched.
+void omp_set_schedule(int kind, int chunk) {
+  so::clear_technique();
+  real().set_schedule(kind, chunk);
+}
+
+int selfsched_set_schedule(const char* name, long chunk) {
+  return so::choose_technique(name, chunk, "selfsched_set_schedule") ? 0 : -1;
+}
+
+size_t selfsched_get_schedule(char* buf, size_t size) {
+  const so::active_schedule* a = so::active_technique();
+  const char* text = a ? a->text.c_str() : "";
+  const size_t length = std::strlen(text);
+  if (buf != nullptr && size > 0) {
+    const size_t copied = length < size - 1 ? length : size - 1;
+    std::memcpy(buf, text, copied);
+    buf[copied] = '\0';
+  }
+  return length;
+}
+
+}  // extern "C"
+
+namespace {
+// Before main and before libomp reads its environment (lazily, at the first
+// OpenMP construct): take OMP_SCHEDULE values that name our techniques.
+__attribute__((constructor)) void selfsched_load() { so::choose_technique_from_environment(); }
+}  // namespace

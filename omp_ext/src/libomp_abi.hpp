@@ -1,0 +1,51 @@
+// The part of libomp's ABI that clang-generated loops call, and the real
+// entry points we forward to (found with dlsym(RTLD_NEXT), so libselfsched
+// works linked before libomp or preloaded into an unmodified binary).
+#pragma once
+
+#include <cstdint>
+
+namespace selfsched::omp {
+
+// kmp.h: ident_t, the source location clang passes to every entry point.
+struct ident_t {
+  std::int32_t reserved_1;
+  std::int32_t flags;
+  std::int32_t reserved_2;
+  std::int32_t reserved_3;
+  const char* psource;  // ";file;function;line;col;;" or ";unknown;unknown;0;0;;"
+};
+
+// kmp.h: enum sched_type, the values we look at.
+namespace sched {
+constexpr int dynamic_chunked = 35;
+constexpr int guided_chunked = 36;
+constexpr int runtime = 37;
+constexpr int guided_iterative = 42;
+constexpr int guided_analytical = 43;
+constexpr int modifier_monotonic = 1 << 29;
+constexpr int modifier_nonmonotonic = 1 << 30;
+constexpr int without_modifiers(int kind) { return kind & ~(modifier_monotonic | modifier_nonmonotonic); }
+}  // namespace sched
+
+struct real_entry_points {
+  void (*init_4)(ident_t*, std::int32_t, int, std::int32_t, std::int32_t, std::int32_t, std::int32_t);
+  void (*init_4u)(ident_t*, std::int32_t, int, std::uint32_t, std::uint32_t, std::int32_t, std::int32_t);
+  void (*init_8)(ident_t*, std::int32_t, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
+  void (*init_8u)(ident_t*, std::int32_t, int, std::uint64_t, std::uint64_t, std::int64_t, std::int64_t);
+  int (*next_4)(ident_t*, std::int32_t, std::int32_t*, std::int32_t*, std::int32_t*, std::int32_t*);
+  int (*next_4u)(ident_t*, std::int32_t, std::int32_t*, std::uint32_t*, std::uint32_t*, std::int32_t*);
+  int (*next_8)(ident_t*, std::int32_t, std::int32_t*, std::int64_t*, std::int64_t*, std::int64_t*);
+  int (*next_8u)(ident_t*, std::int32_t, std::int32_t*, std::uint64_t*, std::uint64_t*, std::int64_t*);
+  void (*fini_4)(ident_t*, std::int32_t);
+  void (*fini_4u)(ident_t*, std::int32_t);
+  void (*fini_8)(ident_t*, std::int32_t);
+  void (*fini_8u)(ident_t*, std::int32_t);
+  void (*deinit)(ident_t*, std::int32_t);  // libomp >= 18 only; may be null
+  void (*set_schedule)(int, int);
+};
+
+// Resolved on first use; aborts with a clear message if libomp is absent.
+const real_entry_points& real();
+
+}  // namespace selfsched::omp

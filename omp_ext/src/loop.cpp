@@ -1,0 +1,110 @@
+#include "loop.hpp"
+
+#include "platform.hpp"
+#include "selfsched/core/registry.hpp"
+#include "settings.hpp"
+
+namespace selfsched::omp {
+namespace {
+
+constexpr std::uint64_t free_for(std::uint64_t instance) { return 3 * instance; }
+constexpr std::uint64_t setting_up(std::uint64_t instance) { return 3 * instance + 1; }
+constexpr std::uint64_t ready(std::uint64_t instance) { return 3 * instance + 2; }
+
+loop_params params_for(const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk) {
+  const settings& s = current_settings();
+  loop_params lp;
+  lp.n = n;
+  lp.p = team_size;
+  apply_chunk(technique.spec, lp);
+  if (clause_chunk > lp.min_chunk) lp.min_chunk = clause_chunk;
+  lp.max_chunk = s.max_chunk;
+  lp.mu = s.mu;
+  lp.sigma = s.sigma;
+  lp.overhead = s.overhead;
+  lp.seed = s.seed;
+  if (!s.weights.empty()) {
+    if (s.weights.size() >= static_cast<std::size_t>(team_size)) {
+      lp.powers.assign(s.weights.begin(), s.weights.begin() + team_size);
+    } else {
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true))
+        warn("SELFSCHED_WEIGHTS has %zu weights for a team of %d threads; using equal weights",
+             s.weights.size(), team_size);
+    }
+  }
+  return lp;
+}
+
+void set_up(loop_slot& slot, const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk) {
+  const loop_params lp = params_for(technique, n, team_size, clause_chunk);
+  slot.n = n;
+  slot.team_size = team_size;
+  slot.next_step.store(0, std::memory_order_relaxed);
+  slot.finished.store(0, std::memory_order_relaxed);
+  slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
+  slot.plan.reset();
+  slot.serial.reset();
+  technique_ptr rule = make_schedule(technique.spec, lp);
+  if (is_fixed(technique.spec)) slot.plan = chunk_plan::build(*rule, lp);
+  if (!slot.plan) slot.serial = std::make_unique<scheduler>(std::move(rule), lp);
+}
+
+void leave_loop(membership& m) {
+  loop_slot& slot = *m.loop.slot;
+  const std::uint64_t instance = m.loop.instance;
+  m.loop.slot = nullptr;
+  if (slot.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == slot.team_size) {
+    slot.serial.reset();
+    slot.sequence.store(free_for(instance + loop_ring_size), std::memory_order_release);
+  }
+}
+
+}  // namespace
+
+void team_state::reset() {
+  for (int i = 0; i < loop_ring_size; ++i) {
+    slots[i].serial.reset();
+    slots[i].plan.reset();
+    slots[i].sequence.store(free_for(static_cast<std::uint64_t>(i)), std::memory_order_relaxed);
+  }
+}
+
+void begin_loop(membership& m, const active_schedule& technique, iter_t n, iter_t clause_chunk) {
+  const std::uint64_t instance = m.loops_entered++;
+  loop_slot& slot = m.team->slots[instance % loop_ring_size];
+  spin_until([&] {
+    std::uint64_t seen = slot.sequence.load(std::memory_order_acquire);
+    if (seen == ready(instance)) return true;
+    if (seen == free_for(instance) &&
+        slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
+      set_up(slot, technique, n, m.team_size, clause_chunk);
+      slot.sequence.store(ready(instance), std::memory_order_release);
+      return true;
+    }
+    return false;  // being set up, or still used by loop instance - ring size
+  });
+  m.loop = loop_cursor{&slot, instance, 0, 0, 0};
+}
+
+chunk claim_next_chunk(membership& m) {
+  loop_cursor& cursor = m.loop;
+  loop_slot& slot = *cursor.slot;
+  chunk c;
+  if (slot.plan) {
+    c = slot.plan->at(slot.next_step.fetch_add(1, std::memory_order_relaxed), cursor.plan_hint);
+  } else {
+    const std::int64_t now = slot.adaptive ? now_ns() : 0;
+    slot.serial_lock.lock();
+    if (slot.adaptive && cursor.running_size > 0)
+      slot.serial->record(m.thread_num, cursor.running_size, static_cast<double>(now - cursor.running_since) * 1e-9);
+    c = slot.serial->next(m.thread_num);
+    slot.serial_lock.unlock();
+    cursor.running_size = c.size;
+    cursor.running_since = now;
+  }
+  if (c.size == 0) leave_loop(m);
+  return c;
+}
+
+}  // namespace selfsched::omp

@@ -1,0 +1,76 @@
+// One loop instance shared by a team: where its chunks come from.
+//
+// A team owns a ring of loop_slots. Each thread counts the selfsched loops it
+// has entered in the team; loop number i lives in slot i % ring size. The
+// first thread to arrive sets the slot up, the last one to leave frees it, so
+// nowait loops may run ahead of each other by up to a ring's worth (more
+// than that, and the thread ahead waits for the slot, as libomp does with its
+// dispatch buffers).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "libomp_abi.hpp"
+#include "schedule_choice.hpp"
+#include "selfsched/core/plan.hpp"
+#include "selfsched/core/scheduler.hpp"
+#include "spin.hpp"
+
+namespace selfsched::omp {
+
+constexpr int loop_ring_size = 16;
+
+struct alignas(64) loop_slot {
+  // 3 * instance + {0: free for it, 1: being set up, 2: ready}.
+  std::atomic<std::uint64_t> sequence{0};
+
+  // Set up by the first thread, then read-only until the slot is freed.
+  iter_t n = 0;
+  int team_size = 1;
+  std::optional<chunk_plan> plan;      // fixed techniques: one fetch-and-add per claim
+  std::unique_ptr<scheduler> serial;   // weighted and adaptive: a short critical section
+  bool adaptive = false;
+
+  alignas(64) std::atomic<iter_t> next_step{0};
+  alignas(64) std::atomic<int> finished{0};
+  spin_lock serial_lock;
+};
+
+struct team_state {
+  loop_slot slots[loop_ring_size];
+  void reset();  // only when no thread uses the team
+};
+
+// What one thread knows of the loop it is in.
+struct loop_cursor {
+  loop_slot* slot = nullptr;  // nullptr: the current loop is libomp's
+  std::uint64_t instance = 0;
+  std::uint64_t lower = 0;    // the loop's lb, as bits of its own type
+  std::int64_t stride = 1;
+  std::size_t plan_hint = 0;
+  iter_t running_size = 0;         // adaptive: the chunk being run ...
+  std::int64_t running_since = 0;  // ... and when it was handed out (ns)
+};
+
+// A thread's place in one team.
+struct membership {
+  team_state* team = nullptr;
+  int thread_num = 0;
+  int team_size = 1;
+  std::uint64_t loops_entered = 0;
+  loop_cursor loop;
+  bool last_loop_ours = false;  // decides what __kmpc_dispatch_deinit does
+};
+
+// Enters the team's next selfsched loop of n iterations with `technique`.
+// `clause_chunk` is the chunk written in the schedule clause (a minimum).
+// The caller then stores the loop's bounds in m.loop.lower / m.loop.stride.
+void begin_loop(membership& m, const active_schedule& technique, iter_t n, iter_t clause_chunk);
+
+// The hot path. size == 0: this thread is done with the loop.
+chunk claim_next_chunk(membership& m);
+
+}  // namespace selfsched::omp

@@ -1,0 +1,35 @@
+// Which technique serves schedule(runtime) loops: chosen from
+// SELFSCHED_SCHEDULE / OMP_SCHEDULE at load time, or selfsched_set_schedule().
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "selfsched/core/spec.hpp"
+
+namespace selfsched::omp {
+
+struct active_schedule {
+  schedule_spec spec;
+  std::string text;  // as the user wrote it
+};
+
+namespace detail {
+extern std::atomic<const active_schedule*> active;
+}
+
+// nullptr: runtime loops follow libomp's own run-sched-var. One load.
+inline const active_schedule* active_technique() {
+  return detail::active.load(std::memory_order_acquire);
+}
+
+// Parses `text` ("" or nullptr: back to libomp). On error: one warning naming
+// the value and the choices; the active technique is left unchanged.
+bool choose_technique(const char* text, long chunk, const char* origin);
+void clear_technique();
+
+// Reads the environment; rewrites OMP_SCHEDULE so libomp never warns about
+// our names. Runs from the library constructor.
+void choose_technique_from_environment();
+
+}  // namespace selfsched::omp

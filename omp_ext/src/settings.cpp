@@ -1,0 +1,158 @@
+#include "settings.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace selfsched::omp {
+namespace {
+
+// A parser stores the value or returns why it cannot.
+using parser = std::string (*)(std::string_view value, settings& s);
+
+std::string parse_bool(std::string_view v, bool& out) {
+  for (const char* yes : {"1", "true", "yes", "on"})
+    if (v == yes) return out = true, "";
+  for (const char* no : {"0", "false", "no", "off"})
+    if (v == no) return out = false, "";
+  return "valid: true, false, 1, 0, yes, no, on, off";
+}
+
+std::string parse_real(std::string_view v, double& out, double lowest, bool inclusive) {
+  const std::string text(v);
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(x) || x < lowest || (!inclusive && x == lowest))
+    return std::string("valid: a finite number ") + (inclusive ? ">= " : "> ") + std::to_string(lowest);
+  out = x;
+  return "";
+}
+
+std::string parse_count(std::string_view v, std::int64_t& out) {
+  const std::string text(v);
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || x < 0) return "valid: an integer >= 0";
+  out = x;
+  return "";
+}
+
+const struct row {
+  const char* name;
+  const char* default_text;
+  const char* doc;
+  parser parse;
+} table[] = {
+    {"SELFSCHED_SCHEDULE", "from OMP_SCHEDULE",
+     "technique for schedule(runtime) loops, e.g. fss, w-gss,4 (overrides OMP_SCHEDULE)",
+     [](std::string_view v, settings& s) { return s.schedule = v, std::string(); }},
+    {"SELFSCHED_OVERRIDE", "none",
+     "also serve loops written schedule(dynamic) and/or schedule(guided): dynamic,guided",
+     [](std::string_view v, settings& s) {
+       bool dynamic = false, guided = false;
+       while (!v.empty()) {
+         const auto comma = v.find(',');
+         const std::string_view item = v.substr(0, comma);
+         if (item == "dynamic") dynamic = true;
+         else if (item == "guided") guided = true;
+         else if (item != "none" && !item.empty())
+           return "'" + std::string(item) + "' is not a schedule to override; valid: dynamic, guided, none";
+         v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+       }
+       s.override_dynamic = dynamic, s.override_guided = guided;
+       return std::string();
+     }},
+    {"SELFSCHED_DISPLAY_ENV", "false", "print these settings once at start-up, like OMP_DISPLAY_ENV",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.display_env); }},
+    {"SELFSCHED_VERBOSE", "false", "say which loops selfsched serves and why others are forwarded",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.verbose); }},
+    {"SELFSCHED_WEIGHTS", "equal",
+     "relative speed VP of each thread, e.g. 1,1,0.5 (used by w-*, wf, dtss, dfss, dgss, alpha)",
+     [](std::string_view v, settings& s) {
+       std::vector<double> weights;
+       while (true) {
+         const auto comma = v.find(',');
+         double w = 0;
+         if (!parse_real(v.substr(0, comma), w, 0.0, false).empty())
+           return "weight '" + std::string(v.substr(0, comma)) + "' is not a finite number > 0";
+         weights.push_back(w);
+         if (comma == std::string_view::npos) break;
+         v.remove_prefix(comma + 1);
+       }
+       s.weights = std::move(weights);
+       return std::string();
+     }},
+    {"SELFSCHED_MAX_CHUNK", "0 (none)", "upper threshold on every chunk",
+     [](std::string_view v, settings& s) { return parse_count(v, s.max_chunk); }},
+    {"SELFSCHED_MU", "1", "mean iteration time, for fac, fsc, mfsc, tap, bold",
+     [](std::string_view v, settings& s) { return parse_real(v, s.mu, 0.0, false); }},
+    {"SELFSCHED_SIGMA", "0", "standard deviation of the iteration time, same techniques",
+     [](std::string_view v, settings& s) { return parse_real(v, s.sigma, 0.0, true); }},
+    {"SELFSCHED_OVERHEAD", "0", "scheduling overhead h per chunk, in units of mu",
+     [](std::string_view v, settings& s) { return parse_real(v, s.overhead, 0.0, true); }},
+    {"SELFSCHED_SEED", "1", "seed of rnd",
+     [](std::string_view v, settings& s) {
+       std::int64_t seed = 0;
+       std::string error = parse_count(v, seed);
+       if (error.empty()) s.seed = static_cast<std::uint64_t>(seed);
+       return error;
+     }},
+};
+
+settings read_settings() {
+  settings s;
+  for (const row& r : table) {
+    const char* value = std::getenv(r.name);
+    if (value == nullptr) continue;
+    settings attempt = s;
+    if (const std::string error = r.parse(value, attempt); !error.empty())
+      warn("%s='%s' is invalid (%s); using the default, %s", r.name, value, error.c_str(), r.default_text);
+    else
+      s = std::move(attempt);
+  }
+  return s;
+}
+
+}  // namespace
+
+const settings& current_settings() {
+  static const settings s = read_settings();
+  return s;
+}
+
+void display_settings(const char* active_schedule) {
+  std::fprintf(stderr, "\nSELFSCHED DISPLAY ENVIRONMENT BEGIN\n");
+  std::fprintf(stderr, "  active technique for schedule(runtime) = '%s'\n", active_schedule);
+  for (const row& r : table) {
+    const char* value = std::getenv(r.name);
+    std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
+                 value ? "" : " (default)", r.doc);
+  }
+  std::fprintf(stderr, "SELFSCHED DISPLAY ENVIRONMENT END\n\n");
+}
+
+void warn(const char* format, ...) {
+  static std::atomic<int> printed{0};
+  constexpr int cap = 32;
+  const int n = printed.fetch_add(1, std::memory_order_relaxed);
+  if (n > cap) return;
+  if (n == cap) {
+    std::fputs("selfsched: further warnings suppressed\n", stderr);
+    return;
+  }
+  char line[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  std::fprintf(stderr, "selfsched: %s\n", line);
+}
+
+}  // namespace selfsched::omp

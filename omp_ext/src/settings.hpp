@@ -1,0 +1,35 @@
+// Every SELFSCHED_* environment variable, in one table (settings.cpp): read
+// once when the library loads, each invalid value reported once by name and
+// value with the default used instead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace selfsched::omp {
+
+struct settings {
+  std::string schedule;            // SELFSCHED_SCHEDULE (else OMP_SCHEDULE when it names ours)
+  bool override_dynamic = false;   // SELFSCHED_OVERRIDE=dynamic
+  bool override_guided = false;    // SELFSCHED_OVERRIDE=guided
+  bool display_env = false;        // SELFSCHED_DISPLAY_ENV
+  bool verbose = false;            // SELFSCHED_VERBOSE
+  std::vector<double> weights;     // SELFSCHED_WEIGHTS: VP per thread
+  std::int64_t max_chunk = 0;      // SELFSCHED_MAX_CHUNK
+  double mu = 1.0;                 // SELFSCHED_MU
+  double sigma = 0.0;              // SELFSCHED_SIGMA
+  double overhead = 0.0;           // SELFSCHED_OVERHEAD
+  std::uint64_t seed = 1;          // SELFSCHED_SEED
+};
+
+// Read once (first call, or the library constructor), never per chunk.
+const settings& current_settings();
+
+// Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true).
+void display_settings(const char* active_schedule);
+
+// One line on stderr prefixed "selfsched: "; at most a few dozen per process.
+void warn(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace selfsched::omp

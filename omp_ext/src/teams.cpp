@@ -1,0 +1,115 @@
+#include "teams.hpp"
+
+#include <omp-tools.h>
+#include <pthread.h>
+
+#include <memory>
+#include <vector>
+
+namespace selfsched::omp {
+namespace {
+
+constexpr int max_nesting = 16;
+
+struct thread_context {
+  membership stack[max_nesting];
+  int depth = 0;     // memberships in use; may exceed max_nesting (untracked levels)
+  // Teams this thread encountered, LIFO with its nested regions, recycled.
+  std::vector<std::unique_ptr<team_state>> encountered;
+  int encountered_depth = 0;
+  team_state solo;   // loops outside any tracked parallel region
+  membership solo_membership;
+};
+
+// A plain pointer (no TLS wrapper call, initial-exec): read on every chunk.
+__attribute__((tls_model("initial-exec"))) thread_local thread_context* this_thread = nullptr;
+
+pthread_key_t cleanup_key;
+pthread_once_t cleanup_once = PTHREAD_ONCE_INIT;
+
+thread_context& context() {
+  if (this_thread == nullptr) {
+    pthread_once(&cleanup_once, [] {
+      pthread_key_create(&cleanup_key, [](void* p) { delete static_cast<thread_context*>(p); });
+    });
+    this_thread = new thread_context;
+    this_thread->solo.reset();
+    this_thread->solo_membership.team = &this_thread->solo;
+    pthread_setspecific(cleanup_key, this_thread);
+  }
+  return *this_thread;
+}
+
+bool tool_started = false;
+
+void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned, int, const void*) {
+  thread_context& t = context();
+  if (t.encountered_depth == static_cast<int>(t.encountered.size()))
+    t.encountered.push_back(std::make_unique<team_state>());
+  team_state* team = t.encountered[static_cast<std::size_t>(t.encountered_depth++)].get();
+  team->reset();
+  parallel_data->ptr = team;
+}
+
+void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) {
+  thread_context& t = context();
+  if (t.encountered_depth > 0) --t.encountered_depth;
+}
+
+void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
+                      unsigned actual_parallelism, unsigned index, int flags) {
+  if (flags & ompt_task_initial) return;  // the initial task: loops there use the solo team
+  thread_context& t = context();
+  if (endpoint == ompt_scope_begin) {
+    if (t.depth < max_nesting) {
+      membership& m = t.stack[t.depth];
+      m = membership{};
+      m.team = static_cast<team_state*>(parallel_data->ptr);
+      m.thread_num = static_cast<int>(index);
+      m.team_size = static_cast<int>(actual_parallelism);
+    }
+    ++t.depth;
+  } else if (t.depth > 0) {
+    --t.depth;
+  }
+}
+
+int initialize_tool(ompt_function_lookup_t lookup, int, ompt_data_t*) {
+  auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
+  if (set_callback == nullptr) return 0;
+  const bool ok = set_callback(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(on_parallel_begin)) ==
+                      ompt_set_always &&
+                  set_callback(ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(on_parallel_end)) ==
+                      ompt_set_always &&
+                  set_callback(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(on_implicit_task)) ==
+                      ompt_set_always;
+  tool_started = ok;
+  return ok ? 1 : 0;
+}
+
+void finalize_tool(ompt_data_t*) { tool_started = false; }
+
+}  // namespace
+
+membership* current_membership() {
+  thread_context* t = this_thread;
+  if (t == nullptr) return nullptr;
+  if (t->depth == 0) return &t->solo_membership;
+  return t->depth <= max_nesting ? &t->stack[t->depth - 1] : nullptr;
+}
+
+membership* membership_for_new_loop() {
+  if (!tool_started) return nullptr;
+  context();
+  return current_membership();
+}
+
+bool teams_tracked() { return tool_started; }
+
+}  // namespace selfsched::omp
+
+// libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
+extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {
+  static ompt_start_tool_result_t result{selfsched::omp::initialize_tool, selfsched::omp::finalize_tool, {}};
+  return &result;
+}

@@ -1,0 +1,26 @@
+// Which team is this thread in? libomp does not say through omp_* calls
+// (concurrent teams of different root threads look alike), so selfsched is an
+// OpenMP tool (OMPT) and follows parallel regions as they begin and end.
+//
+// Team state is owned by the thread that encountered the parallel region
+// (libomp's parallel_end may hand us a pointer into a team it already
+// recycled, so we never key anything by that pointer); every member keeps a
+// small stack of the teams it is in (nested regions push, leaving pops).
+#pragma once
+
+#include "loop.hpp"
+
+namespace selfsched::omp {
+
+// The innermost team this thread is in, or nullptr when selfsched cannot tell
+// (OMPT disabled by OMP_TOOL=disabled, or nesting deeper than it tracks).
+membership* current_membership();
+
+// The same, creating this thread's bookkeeping if needed (for loops outside
+// any parallel region). nullptr when selfsched cannot tell.
+membership* membership_for_new_loop();
+
+// Did libomp start our tool? If not, every loop goes to libomp.
+bool teams_tracked();
+
+}  // namespace selfsched::omp
