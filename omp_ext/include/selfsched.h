@@ -24,6 +24,11 @@ int selfsched_set_schedule(const char* name, long chunk);
  * loops follow libomp. Returns the length it needs, excluding the NUL. */
 size_t selfsched_get_schedule(char* buf, size_t size);
 
+/* Writes the profile gathered so far (SELFSCHED_PROFILE must be set; it is
+ * also written there at exit) as JSON to `path`. Returns 0, or -1 when
+ * profiling is off or the file cannot be written. */
+int selfsched_write_profile(const char* path);
+
 #ifdef __cplusplus
 }
 #endif

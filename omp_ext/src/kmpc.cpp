@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "libomp_abi.hpp"
+#include "profile.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched.h"
 #include "settings.hpp"
@@ -48,7 +49,7 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
 }
 
 template <typename T, typename ST, typename Forward>
-void dispatch_init(int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
+void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
   const active_schedule* technique = technique_for(schedule);
   membership* m = technique ? membership_for_new_loop() : current_membership();
   iter_t n = 0;
@@ -58,7 +59,7 @@ void dispatch_init(int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
     return;
   }
   const bool runtime = sched::without_modifiers(schedule) == sched::runtime;
-  begin_loop(*m, *technique, n, runtime ? 1 : static_cast<iter_t>(chunk));
+  begin_loop(*m, loc, *technique, n, runtime ? 1 : static_cast<iter_t>(chunk));
   m->loop.lower = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(lb));
   m->loop.stride = static_cast<std::int64_t>(st);
   m->last_loop_ours = true;
@@ -92,19 +93,19 @@ extern "C" {
 
 void __kmpc_dispatch_init_4(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t lb, std::int32_t ub,
                             std::int32_t st, std::int32_t chunk) {
-  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_4(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_4(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 void __kmpc_dispatch_init_4u(ident_t* loc, std::int32_t gtid, int schedule, std::uint32_t lb, std::uint32_t ub,
                              std::int32_t st, std::int32_t chunk) {
-  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_4u(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_4u(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 void __kmpc_dispatch_init_8(ident_t* loc, std::int32_t gtid, int schedule, std::int64_t lb, std::int64_t ub,
                             std::int64_t st, std::int64_t chunk) {
-  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_8(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_8(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 void __kmpc_dispatch_init_8u(ident_t* loc, std::int32_t gtid, int schedule, std::uint64_t lb, std::uint64_t ub,
                              std::int64_t st, std::int64_t chunk) {
-  so::dispatch_init(schedule, lb, ub, st, chunk, [&] { real().init_8u(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_8u(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 
 int __kmpc_dispatch_next_4(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int32_t* p_lb,
@@ -158,6 +159,10 @@ size_t selfsched_get_schedule(char* buf, size_t size) {
     buf[copied] = '\0';
   }
   return length;
+}
+
+int selfsched_write_profile(const char* path) {
+  return path != nullptr && so::profiling() && so::write_profile(path) ? 0 : -1;
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 #include "loop.hpp"
 
+#include <utility>
+
 #include "platform.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
@@ -36,8 +38,10 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   return lp;
 }
 
-void set_up(loop_slot& slot, const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk) {
+void set_up(loop_slot& slot, const ident_t* site, const active_schedule& technique, iter_t n, int team_size,
+            iter_t clause_chunk) {
   const loop_params lp = params_for(technique, n, team_size, clause_chunk);
+  slot.profile = profiling() ? profile_begin(site, technique.text, n, team_size) : nullptr;
   slot.n = n;
   slot.team_size = team_size;
   slot.next_step.store(0, std::memory_order_relaxed);
@@ -50,11 +54,13 @@ void set_up(loop_slot& slot, const active_schedule& technique, iter_t n, int tea
   if (!slot.plan) slot.serial = std::make_unique<scheduler>(std::move(rule), lp);
 }
 
-void leave_loop(membership& m) {
+void leave_loop(membership& m, std::int64_t now) {
   loop_slot& slot = *m.loop.slot;
   const std::uint64_t instance = m.loop.instance;
   m.loop.slot = nullptr;
+  if (slot.profile) probe_leave(m.probe, slot.profile, now);
   if (slot.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == slot.team_size) {
+    if (slot.profile) profile_end(std::exchange(slot.profile, nullptr));
     slot.serial.reset();
     slot.sequence.store(free_for(instance + loop_ring_size), std::memory_order_release);
   }
@@ -70,7 +76,8 @@ void team_state::reset() {
   }
 }
 
-void begin_loop(membership& m, const active_schedule& technique, iter_t n, iter_t clause_chunk) {
+void begin_loop(membership& m, const ident_t* site, const active_schedule& technique, iter_t n,
+                iter_t clause_chunk) {
   const std::uint64_t instance = m.loops_entered++;
   loop_slot& slot = m.team->slots[instance % loop_ring_size];
   spin_until([&] {
@@ -78,32 +85,34 @@ void begin_loop(membership& m, const active_schedule& technique, iter_t n, iter_
     if (seen == ready(instance)) return true;
     if (seen == free_for(instance) &&
         slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
-      set_up(slot, technique, n, m.team_size, clause_chunk);
+      set_up(slot, site, technique, n, m.team_size, clause_chunk);
       slot.sequence.store(ready(instance), std::memory_order_release);
       return true;
     }
     return false;  // being set up, or still used by loop instance - ring size
   });
-  m.loop = loop_cursor{&slot, instance, 0, 0, 0};
+  m.loop = loop_cursor{&slot, instance};
+  if (slot.profile) probe_enter(m.probe, m.thread_num, 1.0);
 }
 
 chunk claim_next_chunk(membership& m) {
   loop_cursor& cursor = m.loop;
   loop_slot& slot = *cursor.slot;
+  const std::int64_t asked = slot.profile || slot.adaptive ? now_ns() : 0;
   chunk c;
   if (slot.plan) {
     c = slot.plan->at(slot.next_step.fetch_add(1, std::memory_order_relaxed), cursor.plan_hint);
   } else {
-    const std::int64_t now = slot.adaptive ? now_ns() : 0;
     slot.serial_lock.lock();
     if (slot.adaptive && cursor.running_size > 0)
-      slot.serial->record(m.thread_num, cursor.running_size, static_cast<double>(now - cursor.running_since) * 1e-9);
+      slot.serial->record(m.thread_num, cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
     c = slot.serial->next(m.thread_num);
     slot.serial_lock.unlock();
     cursor.running_size = c.size;
-    cursor.running_since = now;
+    cursor.running_since = asked;
   }
-  if (c.size == 0) leave_loop(m);
+  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c);
+  if (c.size == 0) leave_loop(m, asked);
   return c;
 }
 

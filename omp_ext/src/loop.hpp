@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "libomp_abi.hpp"
+#include "profile.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/plan.hpp"
 #include "selfsched/core/scheduler.hpp"
@@ -33,6 +34,7 @@ struct alignas(64) loop_slot {
   std::optional<chunk_plan> plan;      // fixed techniques: one fetch-and-add per claim
   std::unique_ptr<scheduler> serial;   // weighted and adaptive: a short critical section
   bool adaptive = false;
+  loop_instance_profile* profile = nullptr;  // nullptr unless SELFSCHED_PROFILE
 
   alignas(64) std::atomic<iter_t> next_step{0};
   alignas(64) std::atomic<int> finished{0};
@@ -62,13 +64,15 @@ struct membership {
   int team_size = 1;
   std::uint64_t loops_entered = 0;
   loop_cursor loop;
+  thread_probe probe;           // used only when profiling
   bool last_loop_ours = false;  // decides what __kmpc_dispatch_deinit does
 };
 
 // Enters the team's next selfsched loop of n iterations with `technique`.
 // `clause_chunk` is the chunk written in the schedule clause (a minimum).
 // The caller then stores the loop's bounds in m.loop.lower / m.loop.stride.
-void begin_loop(membership& m, const active_schedule& technique, iter_t n, iter_t clause_chunk);
+void begin_loop(membership& m, const ident_t* site, const active_schedule& technique, iter_t n,
+                iter_t clause_chunk);
 
 // The hot path. size == 0: this thread is done with the loop.
 chunk claim_next_chunk(membership& m);

@@ -21,6 +21,8 @@ struct settings {
   double sigma = 0.0;              // SELFSCHED_SIGMA
   double overhead = 0.0;           // SELFSCHED_OVERHEAD
   std::uint64_t seed = 1;          // SELFSCHED_SEED
+  std::string profile_path;        // SELFSCHED_PROFILE
+  bool profile_chunks = false;     // SELFSCHED_PROFILE_CHUNKS
 };
 
 // Read once (first call, or the library constructor), never per chunk.

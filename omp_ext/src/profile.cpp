@@ -1,0 +1,197 @@
+#include "profile.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "settings.hpp"
+
+namespace selfsched::omp {
+namespace {
+
+// Instances kept in full per site; later ones only count in the totals.
+constexpr std::size_t kept_instances_per_site = 200;
+
+struct site_profile {
+  std::uint64_t instances = 0;
+  std::vector<std::unique_ptr<loop_instance_profile>> kept;
+  double total_makespan_s = 0;
+};
+
+struct profile_store {
+  std::mutex lock;
+  std::map<const ident_t*, site_profile> sites;
+};
+
+profile_store& store() {
+  static auto* s = new profile_store;  // never destroyed: threads may still report at exit
+  return *s;
+}
+
+// ";file;function;line;col;;" -> {"file:line", "function"}.
+std::pair<std::string, std::string> describe(const ident_t* site) {
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", static_cast<const void*>(site));
+  if (site == nullptr || site->psource == nullptr) return {address, ""};
+  std::vector<std::string> parts;
+  std::string part;
+  for (const char* c = site->psource; *c; ++c) {
+    if (*c == ';') parts.push_back(part), part.clear();
+    else part += *c;
+  }
+  if (parts.size() < 4 || parts[1] == "unknown") return {address, ""};
+  return {parts[1] + ":" + parts[3], parts[2]};
+}
+
+struct balance {
+  double makespan_s, mean_busy_s, max_busy_s, cov, percent_imbalance, max_over_mean, scheduling_s;
+};
+
+balance measure(const loop_instance_profile& r) {
+  std::int64_t begin = INT64_MAX, end = INT64_MIN;
+  double sum = 0, sum_sq = 0, max_busy = 0, scheduling = 0;
+  for (const auto& t : r.threads) {
+    begin = std::min(begin, t.first_ns);
+    end = std::max(end, t.last_ns);
+    const double busy = static_cast<double>(t.busy_ns) * 1e-9;
+    sum += busy;
+    sum_sq += busy * busy;
+    max_busy = std::max(max_busy, busy);
+    scheduling += static_cast<double>(t.scheduling_ns) * 1e-9;
+  }
+  const double p = std::max<double>(1, static_cast<double>(r.threads.size()));
+  const double mean = sum / p;
+  const double variance = std::max(0.0, sum_sq / p - mean * mean);
+  return {r.threads.empty() ? 0 : static_cast<double>(end - begin) * 1e-9,
+          mean,
+          max_busy,
+          mean > 0 ? std::sqrt(variance) / mean : 0,
+          max_busy > 0 ? 100.0 * (max_busy - mean) / max_busy : 0,
+          mean > 0 ? max_busy / mean : 1,
+          scheduling / p};
+}
+
+void write_at_exit() {
+  const std::string& path = current_settings().profile_path;
+  if (!write_profile(path.c_str())) warn("could not write the profile to SELFSCHED_PROFILE='%s'", path.c_str());
+}
+
+}  // namespace
+
+bool profiling() {
+  static const bool on = [] {
+    if (current_settings().profile_path.empty()) return false;
+    std::atexit(write_at_exit);
+    return true;
+  }();
+  return on;
+}
+
+bool profiling_chunks() { return current_settings().profile_chunks; }
+
+loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p) {
+  auto* r = new loop_instance_profile;
+  r->site = site;
+  r->technique = technique;
+  r->n = n;
+  r->p = p;
+  r->threads.reserve(static_cast<std::size_t>(p));
+  return r;
+}
+
+void probe_enter(thread_probe& probe, int thread, double power) {
+  probe.share = thread_share{};
+  probe.share.thread = thread;
+  probe.share.power = power;
+  probe.share.cpu = sched_getcpu();
+  probe.open_event = SIZE_MAX;
+  probe.chunks.clear();
+}
+
+void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c) {
+  thread_share& s = probe.share;
+  if (s.first_ns == 0) s.first_ns = asked_ns;
+  else s.busy_ns += asked_ns - probe.handed_ns;  // the previous chunk ran until we asked again
+  if (probe.open_event != SIZE_MAX) probe.chunks[probe.open_event].end_ns = asked_ns;
+  s.scheduling_ns += got_ns - asked_ns;
+  probe.handed_ns = got_ns;
+  probe.open_event = SIZE_MAX;
+  if (c.size == 0) return;
+  ++s.chunks;
+  s.iterations += c.size;
+  if (profiling_chunks()) {
+    probe.open_event = probe.chunks.size();
+    probe.chunks.push_back({s.thread, c.start, c.size, got_ns, got_ns});
+  }
+}
+
+void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_t now) {
+  probe.share.last_ns = now;
+  std::lock_guard guard(record->lock);
+  record->threads.push_back(probe.share);
+  record->chunks.insert(record->chunks.end(), probe.chunks.begin(), probe.chunks.end());
+}
+
+void profile_end(loop_instance_profile* record) {
+  std::unique_ptr<loop_instance_profile> owned(record);
+  profile_store& s = store();
+  std::lock_guard guard(s.lock);
+  site_profile& site = s.sites[record->site];
+  record->instance = site.instances++;
+  site.total_makespan_s += measure(*record).makespan_s;
+  if (site.kept.size() < kept_instances_per_site) site.kept.push_back(std::move(owned));
+}
+
+bool write_profile(const char* path) {
+  using nlohmann::json;
+  json sites = json::array();
+  {
+    profile_store& s = store();
+    std::lock_guard guard(s.lock);
+    for (const auto& [ident, site] : s.sites) {
+      const auto [where, function] = describe(ident);
+      json loops = json::array();
+      for (const auto& r : site.kept) {
+        const balance b = measure(*r);
+        std::vector<thread_share> threads = r->threads;
+        std::sort(threads.begin(), threads.end(), [](auto& a, auto& b) { return a.thread < b.thread; });
+        std::int64_t begin = INT64_MAX;
+        for (const auto& t : threads) begin = std::min(begin, t.first_ns);
+        json per_thread = json::array();
+        for (const auto& t : threads)
+          per_thread.push_back({{"thread", t.thread}, {"cpu", t.cpu}, {"power", t.power},
+                                {"iterations", t.iterations}, {"chunks", t.chunks},
+                                {"busy_s", t.busy_ns * 1e-9}, {"scheduling_s", t.scheduling_ns * 1e-9},
+                                {"wait_s", b.makespan_s - (t.busy_ns + t.scheduling_ns) * 1e-9}});
+        json loop = {{"instance", r->instance}, {"technique", r->technique}, {"n", r->n}, {"p", r->p},
+                     {"makespan_s", b.makespan_s}, {"mean_busy_s", b.mean_busy_s}, {"max_busy_s", b.max_busy_s},
+                     {"imbalance_max_over_mean", b.max_over_mean}, {"imbalance_cov", b.cov},
+                     {"imbalance_percent", b.percent_imbalance}, {"scheduling_overhead_s", b.scheduling_s},
+                     {"threads", per_thread}};
+        if (!r->chunks.empty()) {
+          json chunks = json::array();
+          for (const auto& c : r->chunks)
+            chunks.push_back({{"thread", c.thread}, {"start", c.start}, {"size", c.size},
+                              {"begin_s", (c.begin_ns - begin) * 1e-9}, {"end_s", (c.end_ns - begin) * 1e-9}});
+          loop["chunks"] = std::move(chunks);
+        }
+        loops.push_back(std::move(loop));
+      }
+      sites.push_back({{"site", where}, {"function", function}, {"instances", site.instances},
+                       {"mean_makespan_s", site.instances ? site.total_makespan_s / site.instances : 0},
+                       {"loops", std::move(loops)}});
+    }
+  }
+  std::ofstream out(path);
+  out << json{{"selfsched_profile", 1}, {"sites", std::move(sites)}}.dump(1) << '\n';
+  return static_cast<bool>(out);
+}
+
+}  // namespace selfsched::omp

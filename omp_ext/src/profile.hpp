@@ -1,0 +1,69 @@
+// Profiles: who got how much of each loop, how long everyone waited, how far
+// from balanced. On only with SELFSCHED_PROFILE=path (then the hot path pays
+// two clock reads per chunk); off, it costs one predictable branch.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "libomp_abi.hpp"
+#include "selfsched/core/technique.hpp"
+
+namespace selfsched::omp {
+
+struct chunk_event {
+  int thread;
+  iter_t start, size;
+  std::int64_t begin_ns, end_ns;
+};
+
+// One thread's share of one loop instance.
+struct thread_share {
+  int thread = 0;
+  int cpu = -1;
+  double power = 1.0;
+  iter_t iterations = 0;
+  iter_t chunks = 0;
+  std::int64_t busy_ns = 0;       // running chunks
+  std::int64_t scheduling_ns = 0; // inside claim_next_chunk
+  std::int64_t first_ns = 0;      // entered the loop
+  std::int64_t last_ns = 0;       // found it exhausted
+};
+
+struct loop_instance_profile {
+  const ident_t* site = nullptr;
+  std::string technique;
+  iter_t n = 0;
+  int p = 1;
+  std::uint64_t instance = 0;  // of this site
+  std::vector<thread_share> threads;
+  std::vector<chunk_event> chunks;  // with SELFSCHED_PROFILE_CHUNKS=1
+  std::mutex lock;                  // threads leaving the loop add their share
+};
+
+// Per thread, per loop: what the thread measures while it runs the loop.
+struct thread_probe {
+  thread_share share;
+  std::int64_t handed_ns = 0;  // when the running chunk was handed out
+  std::size_t open_event = SIZE_MAX;
+  std::vector<chunk_event> chunks;
+};
+
+bool profiling();  // SELFSCHED_PROFILE set
+bool profiling_chunks();
+
+// A new instance of the loop at `site` (called by the thread setting it up).
+loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p);
+void probe_enter(thread_probe& probe, int thread, double power);
+void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c);
+// The thread found the loop exhausted at `now`: its share joins the record.
+void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_t now);
+// The last thread out hands the complete record to the profile.
+void profile_end(loop_instance_profile* record);
+
+// Writes the JSON profile (also done at exit when SELFSCHED_PROFILE is set).
+bool write_profile(const char* path);
+
+}  // namespace selfsched::omp

@@ -1,0 +1,46 @@
+# The drop-in path: an unmodified program, LD_PRELOAD=libselfsched.so and
+# OMP_SCHEDULE. libomp must print nothing for our names; a bad name gets one
+# message from selfsched and libomp's default; standard names are untouched.
+function(run_plain out_var err_var)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=3 ${ARGN} ${PROGRAM} 20000
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${ARGN}: exit ${rc}\n${out}\n${err}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+  set(${err_var} "${err}" PARENT_SCOPE)
+endfunction()
+
+foreach(schedule fss w-gss,4 tss-80 "nonmonotonic:gss" awf-b af dtss css,10)
+  run_plain(out err OMP_SCHEDULE=${schedule} SELFSCHED_PROFILE=${WORK}/preload_profile.json)
+  if(NOT err STREQUAL "")
+    message(FATAL_ERROR "OMP_SCHEDULE=${schedule}: expected no message, got:\n${err}")
+  endif()
+  file(READ ${WORK}/preload_profile.json profile)
+  string(FIND "${profile}" "\"technique\": " at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "OMP_SCHEDULE=${schedule}: selfsched served no loop (profile: ${profile})")
+  endif()
+endforeach()
+
+run_plain(out err OMP_SCHEDULE=bogus)
+string(REGEX MATCHALL "selfsched:" lines "${err}")
+list(LENGTH lines count)
+if(NOT err MATCHES "unknown technique 'bogus'; valid: static, ss, css, gss" OR err MATCHES "OMP: Warning")
+  message(FATAL_ERROR "OMP_SCHEDULE=bogus: expected selfsched's message only, got:\n${err}")
+endif()
+
+run_plain(out err OMP_SCHEDULE=dynamic,4)
+if(NOT err STREQUAL "" OR NOT out MATCHES "omp_get_schedule=2,4")
+  message(FATAL_ERROR "OMP_SCHEDULE=dynamic,4 must be libomp's own: ${out} ${err}")
+endif()
+
+run_plain(out err OMP_SCHEDULE=gss SELFSCHED_WEIGHTS=1,nan)
+if(NOT err MATCHES "SELFSCHED_WEIGHTS='1,nan' is invalid")
+  message(FATAL_ERROR "a bad SELFSCHED_WEIGHTS must be named: ${err}")
+endif()
+
+run_plain(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true)
+if(NOT err MATCHES "SELFSCHED DISPLAY ENVIRONMENT BEGIN" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
+  message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true must print the settings: ${err}")
+endif()
