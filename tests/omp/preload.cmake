@@ -44,3 +44,15 @@ run_plain(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true)
 if(NOT err MATCHES "SELFSCHED DISPLAY ENVIRONMENT BEGIN" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true must print the settings: ${err}")
 endif()
+
+# selfsched-run sets the same variables for the user.
+execute_process(COMMAND ${RUN} --schedule tss --profile ${WORK}/run_profile.json -- ${PROGRAM} 5000
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(READ ${WORK}/run_profile.json profile)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR NOT profile MATCHES "\"technique\": \"tss\"")
+  message(FATAL_ERROR "selfsched-run --schedule tss: exit ${rc}\n${out}\n${err}\n${profile}")
+endif()
+execute_process(COMMAND ${RUN} --bogus -- ${PROGRAM} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown option '--bogus'")
+  message(FATAL_ERROR "selfsched-run --bogus: exit ${rc}: ${err}")
+endif()
