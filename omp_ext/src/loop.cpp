@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "platform.hpp"
+#include "powers.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
 
@@ -25,16 +26,7 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.sigma = s.sigma;
   lp.overhead = s.overhead;
   lp.seed = s.seed;
-  if (!s.weights.empty()) {
-    if (s.weights.size() >= static_cast<std::size_t>(team_size)) {
-      lp.powers.assign(s.weights.begin(), s.weights.begin() + team_size);
-    } else {
-      static std::atomic<bool> said{false};
-      if (!said.exchange(true))
-        warn("SELFSCHED_WEIGHTS has %zu weights for a team of %d threads; using equal weights",
-             s.weights.size(), team_size);
-    }
-  }
+  lp.powers = thread_powers(team_size);
   return lp;
 }
 
