@@ -11,6 +11,7 @@ packages=(
   libhwloc-dev hwloc                # topology, CPU kinds
   openmpi-bin libopenmpi-dev        # the MPI bridge
   nlohmann-json3-dev                # profiles, system information files
+  libpng-dev                        # examples/mandelbrot --png
 )
 
 missing=()

@@ -1,0 +1,129 @@
+// mandelbrot: escape counts of the Mandelbrot set, one image row (or column)
+// per iteration of a schedule(runtime) loop, as in seed 000 (Ciorba et al.
+// 2008, Sect. 6.1: rows are the chunk dimension) and seed 004 (Han &
+// Chronopoulos 2016, Sect. 6.1: one column is the smallest schedulable unit).
+// The cost of a line is irregular and unpredictable: pixels inside the set
+// cost max-iter steps each, pixels far outside only one or two.
+#include <png.h>
+
+#include <cmath>
+
+#include "common.hpp"
+
+namespace {
+
+struct mandelbrot {
+  std::int64_t width = 640, height = 480, max_iter = 1000;
+  std::vector<double> domain = {-2.0, 1.25, -1.25, 1.25};  // x0, x1, y0, y1: seed 000's window
+  bool by_columns = false;
+
+  std::int64_t lines() const { return by_columns ? width : height; }
+  std::int64_t line_length() const { return by_columns ? height : width; }
+
+  // Steps of z <- z^2 + c from z = 0 until |z| > 2, at most max_iter.
+  std::uint32_t escape_count(std::int64_t x, std::int64_t y) const {
+    const double cx = domain[0] + (x + 0.5) * (domain[1] - domain[0]) / width;
+    const double cy = domain[3] - (y + 0.5) * (domain[3] - domain[2]) / height;
+    double zx = 0, zy = 0;
+    std::int64_t k = 0;
+    for (; k < max_iter && zx * zx + zy * zy <= 4.0; ++k) {
+      const double next_x = zx * zx - zy * zy + cx;
+      zy = 2 * zx * zy + cy;
+      zx = next_x;
+    }
+    return static_cast<std::uint32_t>(k);
+  }
+
+  // Pixel k of `line` goes to out[k * stride]. The image is row-major.
+  void compute_line(std::int64_t line, std::uint32_t* out, std::int64_t stride) const {
+    for (std::int64_t k = 0; k < line_length(); ++k)
+      out[k * stride] = by_columns ? escape_count(line, k) : escape_count(k, line);
+  }
+  std::uint32_t* line_start(std::vector<std::uint32_t>& image, std::int64_t line) const {
+    return image.data() + (by_columns ? line : line * width);
+  }
+  std::int64_t line_stride() const { return by_columns ? width : 1; }
+};
+
+// Escape count to colour: black inside the set, a smooth ramp outside.
+void write_png(const mandelbrot& m, const std::vector<std::uint32_t>& image, const std::string& path, example::report& r) {
+  std::vector<png_byte> rgb(image.size() * 3);
+  const double top = std::log1p(m.max_iter);
+  for (std::size_t i = 0; i < image.size(); ++i) {
+    if (image[i] == m.max_iter) continue;  // inside: black
+    const double t = std::log1p(image[i]) / top;
+    const double u = 1 - t;  // Bernstein-polynomial palette
+    rgb[3 * i + 0] = static_cast<png_byte>(255 * 9 * u * t * t * t);
+    rgb[3 * i + 1] = static_cast<png_byte>(255 * 15 * u * u * t * t);
+    rgb[3 * i + 2] = static_cast<png_byte>(255 * 8.5 * u * u * u * t);
+  }
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(m.width);
+  png.height = static_cast<png_uint_32>(m.height);
+  png.format = PNG_FORMAT_RGB;
+  const bool written = png_image_write_to_file(&png, path.c_str(), 0, rgb.data(), 0, nullptr) != 0;
+  r.expect(written, "cannot write PNG '" + path + "': " + png.message);
+  png_image_free(&png);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mandelbrot m;
+  std::string png_path;
+  bool verify = false;
+  example::command_line cli("mandelbrot",
+                            "Mandelbrot set escape counts; one row (or column) per iteration of the\n"
+                            "schedule(runtime) loop. Irregular cost: lines through the set are expensive.");
+  cli.option("width", m.width, 1, "image width in pixels");
+  cli.option("height", m.height, 1, "image height in pixels");
+  cli.option("max-iter", m.max_iter, 1, "steps before a point counts as inside the set");
+  cli.reals("domain", m.domain, "X0,X1,Y0,Y1", "window of the complex plane; seed 004 used -2,2,-2,2");
+  cli.flag("columns", m.by_columns, "one column per iteration (seed 004) instead of one row (seed 000)");
+  cli.option("png", png_path, "FILE", "write the image as PNG");
+  cli.flag("verify", verify, "recompute every line serially (default: a sample) and compare exactly");
+  cli.parse(argc, argv);
+  if (m.max_iter > UINT32_MAX) cli.fail("--max-iter '" + std::to_string(m.max_iter) + "' is larger than 4294967295");
+  if (m.width > 1'000'000 || m.height > 1'000'000 || m.width * m.height > 4'000'000'000)
+    cli.fail("--width x --height '" + std::to_string(m.width) + " x " + std::to_string(m.height) +
+             "' is more than 4000000000 pixels (16 GB)");
+  if (!(m.domain[0] < m.domain[1] && m.domain[2] < m.domain[3]))
+    cli.fail("--domain needs X0 < X1 and Y0 < Y1");
+
+  std::vector<std::uint32_t> image(m.width * m.height);
+  const std::int64_t lines = m.lines();
+  example::loop_monitor monitor("mandelbrot", lines);
+
+  const double start = example::now_seconds();
+#pragma omp parallel for schedule(runtime)
+  for (std::int64_t line = 0; line < lines; ++line)
+    monitor.run(line, [&] { m.compute_line(line, m.line_start(image, line), m.line_stride()); });
+  const double seconds = example::now_seconds() - start;
+
+  example::report r("mandelbrot");
+  std::vector<std::uint32_t> expected(m.line_length());
+  for (const std::int64_t line : example::lines_to_check(lines, verify)) {
+    m.compute_line(line, expected.data(), 1);
+    const std::uint32_t* got = m.line_start(image, line);
+    for (std::int64_t k = 0; k < m.line_length(); ++k)
+      if (got[k * m.line_stride()] != expected[k]) {
+        r.expect(false, "line " + std::to_string(line) + " differs from the serial computation at pixel " +
+                            std::to_string(k));
+        break;
+      }
+  }
+  std::uint64_t steps = 0;
+  for (const std::uint32_t count : image) steps += count;
+  if (!png_path.empty()) write_png(m, image, png_path, r);
+
+  example::checksum sum;
+  sum.add(image);
+  r.add("width", m.width);
+  r.add("height", m.height);
+  r.add("max_iter", m.max_iter);
+  r.add("lines", lines);
+  r.add("by", m.by_columns ? "columns" : "rows");
+  r.add("steps", steps);
+  return r.finish(monitor, seconds, sum);
+}
