@@ -41,9 +41,32 @@ void set_up(loop_slot& slot, const ident_t* site, const active_schedule& techniq
   slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
   slot.plan.reset();
   slot.serial.reset();
+  if (slot.outer != nullptr) {
+    // Nothing local yet: the first claim fetches the first outer chunk.
+    slot.params = lp;
+    slot.spec = technique.spec;
+    slot.params.n = 0;
+    slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
+    slot.outer->loop_begin(site, n);
+    return;
+  }
   technique_ptr rule = make_schedule(technique.spec, lp);
   if (is_fixed(technique.spec)) slot.plan = chunk_plan::build(*rule, lp);
   if (!slot.plan) slot.serial = std::make_unique<scheduler>(std::move(rule), lp);
+}
+
+// Under serial_lock: the next chunk of an outer_source-fed loop.
+chunk claim_from_outer(loop_slot& slot, int thread) {
+  chunk c = slot.serial->next(thread);
+  while (c.size == 0) {
+    const chunk outer = slot.outer->next_outer();
+    if (outer.size == 0) return {slot.n, 0};
+    slot.outer_start = outer.start;
+    slot.params.n = outer.size;
+    slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
+    c = slot.serial->next(thread);
+  }
+  return {slot.outer_start + c.start, c.size};
 }
 
 void leave_loop(membership& m, std::int64_t now) {
@@ -53,6 +76,7 @@ void leave_loop(membership& m, std::int64_t now) {
   if (slot.profile) probe_leave(m.probe, slot.profile, now);
   if (slot.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == slot.team_size) {
     if (slot.profile) profile_end(std::exchange(slot.profile, nullptr));
+    if (slot.outer) slot.outer->loop_end();
     slot.serial.reset();
     slot.sequence.store(free_for(instance + loop_ring_size), std::memory_order_release);
   }
@@ -66,6 +90,7 @@ void team_state::reset() {
     slots[i].plan.reset();
     slots[i].sequence.store(free_for(static_cast<std::uint64_t>(i)), std::memory_order_relaxed);
   }
+  outer = nullptr;
 }
 
 void begin_loop(membership& m, const ident_t* site, const active_schedule& technique, iter_t n,
@@ -77,6 +102,7 @@ void begin_loop(membership& m, const ident_t* site, const active_schedule& techn
     if (seen == ready(instance)) return true;
     if (seen == free_for(instance) &&
         slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
+      slot.outer = m.team->outer;
       set_up(slot, site, technique, n, m.team_size, clause_chunk);
       slot.sequence.store(ready(instance), std::memory_order_release);
       return true;
@@ -98,7 +124,7 @@ chunk claim_next_chunk(membership& m) {
     slot.serial_lock.lock();
     if (slot.adaptive && cursor.running_size > 0)
       slot.serial->record(m.thread_num, cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
-    c = slot.serial->next(m.thread_num);
+    c = slot.outer ? claim_from_outer(slot, m.thread_num) : slot.serial->next(m.thread_num);
     slot.serial_lock.unlock();
     cursor.running_size = c.size;
     cursor.running_since = asked;

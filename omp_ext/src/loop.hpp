@@ -16,6 +16,7 @@
 #include "libomp_abi.hpp"
 #include "profile.hpp"
 #include "schedule_choice.hpp"
+#include "selfsched/outer_source.hpp"
 #include "selfsched/core/plan.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "spin.hpp"
@@ -36,6 +37,14 @@ struct alignas(64) loop_slot {
   bool adaptive = false;
   loop_instance_profile* profile = nullptr;  // nullptr unless SELFSCHED_PROFILE
 
+  // Loops fed by an outer_source (MPI regions): `serial` splits the current
+  // outer chunk, which starts at outer_start; the next one is fetched under
+  // serial_lock when it runs dry.
+  outer_source* outer = nullptr;
+  iter_t outer_start = 0;
+  loop_params params;
+  schedule_spec spec;
+
   alignas(64) std::atomic<iter_t> next_step{0};
   alignas(64) std::atomic<int> finished{0};
   spin_lock serial_lock;
@@ -43,6 +52,7 @@ struct alignas(64) loop_slot {
 
 struct team_state {
   loop_slot slots[loop_ring_size];
+  outer_source* outer = nullptr;  // feeds this team's loops (MPI regions)
   void reset();  // only when no thread uses the team
 };
 

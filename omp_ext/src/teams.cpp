@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace selfsched::omp {
@@ -19,6 +20,7 @@ struct thread_context {
   int encountered_depth = 0;
   team_state solo;   // loops outside any tracked parallel region
   membership solo_membership;
+  outer_source* outer = nullptr;  // installed by this thread (MPI regions)
 };
 
 // A plain pointer (no TLS wrapper call, initial-exec): read on every chunk.
@@ -48,12 +50,15 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
     t.encountered.push_back(std::make_unique<team_state>());
   team_state* team = t.encountered[static_cast<std::size_t>(t.encountered_depth++)].get();
   team->reset();
+  team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
   parallel_data->ptr = team;
 }
 
 void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) {
   thread_context& t = context();
-  if (t.encountered_depth > 0) --t.encountered_depth;
+  if (t.encountered_depth == 0) return;
+  team_state* team = t.encountered[static_cast<std::size_t>(--t.encountered_depth)].get();
+  if (team->outer != nullptr) team->outer->parallel_end();
 }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
@@ -105,6 +110,12 @@ membership* membership_for_new_loop() {
 }
 
 bool teams_tracked() { return tool_started; }
+
+outer_source* install_outer_source(outer_source* source) {
+  thread_context& t = context();
+  t.solo.outer = source;
+  return std::exchange(t.outer, source);
+}
 
 }  // namespace selfsched::omp
 

@@ -1,0 +1,33 @@
+// Extension point for the MPI bridge: outer chunks from outside the process.
+//
+// While a source is installed on a thread, the selfsched loops of the teams
+// that thread starts (and its own loops outside parallel regions) take their
+// iterations from it: one outer chunk at a time, split among the team's
+// threads by the active technique (seed 004's master/worker level).
+// Nested teams inside those loops are not affected.
+#pragma once
+
+#include "selfsched/core/technique.hpp"
+
+namespace selfsched::omp {
+
+class outer_source {
+ public:
+  virtual ~outer_source() = default;
+  // A loop of n iterations starts in this process (once, by one thread).
+  virtual void loop_begin(const void* site, iter_t n) = 0;
+  // The next outer chunk for this process; size 0 when there is none left.
+  // Calls never overlap, but may come from any thread of the team.
+  virtual chunk next_outer() = 0;
+  // Every thread of the team has left the loop (called by the last one).
+  virtual void loop_end() = 0;
+  // On the installing thread, after each parallel region it started has
+  // joined: the place for collective data movement (MPI_THREAD_FUNNELED).
+  virtual void parallel_end() {}
+};
+
+// Installs `source` for the calling thread (nullptr removes it); returns the
+// one it replaces, so scopes can nest.
+outer_source* install_outer_source(outer_source* source);
+
+}  // namespace selfsched::omp
