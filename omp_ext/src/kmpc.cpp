@@ -2,6 +2,7 @@
 // schedule(runtime|dynamic|guided) loop to dispatch_init, then dispatch_next
 // until it returns 0, then (clang >= 18) dispatch_deinit. Loops selfsched does
 // not own go to libomp untouched.
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -32,6 +33,15 @@ const active_schedule* technique_for(int schedule) {
   return nullptr;
 }
 
+// Cold: said once, when a loop we should serve has to go to libomp.
+[[gnu::cold, gnu::noinline]] void explain_untracked_team() {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  warn(teams_tracked() ? "parallel regions nested deeper than selfsched tracks run with libomp's schedule"
+                       : "libomp did not start selfsched's OpenMP tool (OMP_TOOL=disabled, or the program "
+                         "has its own); schedule(runtime) loops run with libomp's schedule");
+}
+
 // Iterations of lb..ub (inclusive) by st; false if it does not fit int64.
 template <typename T, typename ST>
 bool trip_count(T lb, T ub, ST st, iter_t& n) {
@@ -53,6 +63,7 @@ void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk
   const active_schedule* technique = technique_for(schedule);
   membership* m = technique ? membership_for_new_loop() : current_membership();
   iter_t n = 0;
+  if (technique != nullptr && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
     if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
     forward();

@@ -56,3 +56,10 @@ execute_process(COMMAND ${RUN} --bogus -- ${PROGRAM} RESULT_VARIABLE rc ERROR_VA
 if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown option '--bogus'")
   message(FATAL_ERROR "selfsched-run --bogus: exit ${rc}: ${err}")
 endif()
+
+# Without OMPT selfsched cannot tell teams apart: it says so once and the
+# loops still run correctly under libomp.
+run_plain(out err OMP_SCHEDULE=fss OMP_TOOL=disabled)
+if(NOT err MATCHES "did not start selfsched's OpenMP tool")
+  message(FATAL_ERROR "OMP_TOOL=disabled must be explained: ${err}")
+endif()
