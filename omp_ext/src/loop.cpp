@@ -1,5 +1,7 @@
 #include "loop.hpp"
 
+#include <mutex>
+#include <unordered_set>
 #include <utility>
 
 #include "platform.hpp"
@@ -30,8 +32,20 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   return lp;
 }
 
+// SELFSCHED_VERBOSE: once per loop site, which technique serves it.
+[[gnu::cold]] void announce(const ident_t* site, const active_schedule& technique, iter_t n, int team_size) {
+  static std::mutex lock;
+  static std::unordered_set<const ident_t*> seen;
+  std::lock_guard guard(lock);
+  if (!seen.insert(site).second) return;
+  const auto [where, function] = describe_site(site);
+  warn("loop at %s%s%s (n=%lld, %d threads) served by %s", where.c_str(), function.empty() ? "" : " in ",
+       function.c_str(), static_cast<long long>(n), team_size, technique.text.c_str());
+}
+
 void set_up(loop_slot& slot, const ident_t* site, const active_schedule& technique, iter_t n, int team_size,
             iter_t clause_chunk) {
+  if (current_settings().verbose) announce(site, technique, n, team_size);
   const loop_params lp = params_for(technique, n, team_size, clause_chunk);
   slot.profile = profiling() ? profile_begin(site, technique.text, n, team_size) : nullptr;
   slot.n = n;

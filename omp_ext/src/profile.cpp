@@ -35,8 +35,9 @@ profile_store& store() {
   return *s;
 }
 
-// ";file;function;line;col;;" -> {"file:line", "function"}.
-std::pair<std::string, std::string> describe(const ident_t* site) {
+}  // namespace
+
+std::pair<std::string, std::string> describe_site(const ident_t* site) {
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(site));
   if (site == nullptr || site->psource == nullptr) return {address, ""};
@@ -49,6 +50,8 @@ std::pair<std::string, std::string> describe(const ident_t* site) {
   if (parts.size() < 4 || parts[1] == "unknown") return {address, ""};
   return {parts[1] + ":" + parts[3], parts[2]};
 }
+
+namespace {
 
 struct balance {
   double makespan_s, mean_busy_s, max_busy_s, cov, percent_imbalance, max_over_mean, scheduling_s;
@@ -156,7 +159,7 @@ bool write_profile(const char* path) {
     profile_store& s = store();
     std::lock_guard guard(s.lock);
     for (const auto& [ident, site] : s.sites) {
-      const auto [where, function] = describe(ident);
+      const auto [where, function] = describe_site(ident);
       json loops = json::array();
       for (const auto& r : site.kept) {
         const balance b = measure(*r);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libomp_abi.hpp"
@@ -50,6 +51,10 @@ struct thread_probe {
   std::size_t open_event = SIZE_MAX;
   std::vector<chunk_event> chunks;
 };
+
+// ";file;function;line;col;;" -> {"file:line", "function"}; the address
+// when the binary has no debug info.
+std::pair<std::string, std::string> describe_site(const ident_t* site);
 
 bool profiling();  // SELFSCHED_PROFILE set
 bool profiling_chunks();

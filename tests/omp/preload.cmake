@@ -63,3 +63,8 @@ run_plain(out err OMP_SCHEDULE=fss OMP_TOOL=disabled)
 if(NOT err MATCHES "did not start selfsched's OpenMP tool")
   message(FATAL_ERROR "OMP_TOOL=disabled must be explained: ${err}")
 endif()
+
+run_plain(out err OMP_SCHEDULE=gss SELFSCHED_VERBOSE=true)
+if(NOT err MATCHES "loop at .*plain_program.cpp:[0-9]+ in main \\(n=20000, 3 threads\\) served by gss")
+  message(FATAL_ERROR "SELFSCHED_VERBOSE=true must name the loop and its technique: ${err}")
+endif()
