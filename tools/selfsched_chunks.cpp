@@ -5,7 +5,8 @@
 // Requests come from workers in --order (cyclic; default 0, 1, ..., p-1).
 // With --times (seconds per iteration for each worker) the workers instead
 // run a simulated clock and whoever finishes first asks next; adaptive
-// techniques then learn from those times.
+// techniques then learn from those times. --instances K repeats the loop
+// with one history, as a time-stepping code does.
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -26,7 +27,9 @@ constexpr const char* usage =
     "usage: selfsched-chunks --technique NAME --n N --p P [--min K] [--max K]\n"
     "                        [--weights w1,...,wp] [--queue q1,...,qp] [--order i,j,...]\n"
     "                        [--times t1,...,tp] [--mu X] [--sigma X] [--overhead X]\n"
-    "                        [--seed S] [--sizes]\n";
+    "                        [--seed S] [--instances K] [--sizes]\n"
+    "--instances K runs the loop K times with one adaptive history (awf learns between\n"
+    "instances); each instance prints its own line with --sizes, else lines start with it.\n";
 
 [[noreturn]] void fail(const std::string& message) {
   std::cerr << "selfsched-chunks: " << message << '\n';
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   std::string technique_name;
   loop_params lp;
   bool have_n = false, have_p = false, sizes_only = false;
+  int instances = 1;
   std::vector<double> queues, times;
   std::vector<int> order;
 
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
     else if (arg == "--mu") lp.mu = parse_real(arg, value);
     else if (arg == "--sigma") lp.sigma = parse_real(arg, value);
     else if (arg == "--overhead") lp.overhead = parse_real(arg, value);
+    else if (arg == "--instances") instances = parse_int<int>(arg, value, 1);
     else if (arg == "--seed") lp.seed = parse_int<std::uint64_t>(arg, value, 0);
     else if (arg == "--order") for (auto w : split(value)) order.push_back(parse_int<int>(arg, w, 0));
     else fail("unknown option '" + std::string(arg) + "'\n" + usage);
@@ -119,37 +124,44 @@ int main(int argc, char** argv) {
   if (order.empty())
     for (int w = 0; w < lp.p; ++w) order.push_back(w);
 
-  scheduler s(parsed.spec, lp);
+  // One history across --instances runs, as a loop site carries it in the
+  // libomp binding: awf learns between instances.
+  adaptive_history history;
+  lp.history = &history;
   const auto queue_of = [&](int w) { return queues.empty() ? 1.0 : queues[static_cast<std::size_t>(w)]; };
 
-  // Simulated clock: (time the worker becomes idle, worker).
-  using idle_at = std::pair<double, int>;
-  std::priority_queue<idle_at, std::vector<idle_at>, std::greater<>> idle;
-  for (int w = 0; w < lp.p; ++w) idle.push({0.0, w});
+  for (int instance = 0; instance < instances; ++instance) {
+    scheduler s(parsed.spec, lp);
+    // Simulated clock: (time the worker becomes idle, worker).
+    using idle_at = std::pair<double, int>;
+    std::priority_queue<idle_at, std::vector<idle_at>, std::greater<>> idle;
+    for (int w = 0; w < lp.p; ++w) idle.push({0.0, w});
 
-  std::string line;
-  for (iter_t step = 0;; ++step) {
-    int worker = order[static_cast<std::size_t>(step % static_cast<iter_t>(order.size()))];
-    double now = 0;
-    if (!times.empty()) {
-      std::tie(now, worker) = idle.top();
-      idle.pop();
+    std::string line;
+    for (iter_t step = 0;; ++step) {
+      int worker = order[static_cast<std::size_t>(step % static_cast<iter_t>(order.size()))];
+      double now = 0;
+      if (!times.empty()) {
+        std::tie(now, worker) = idle.top();
+        idle.pop();
+      }
+      const chunk c = s.next(worker, queue_of(worker));
+      if (c.size == 0) break;
+      if (!times.empty()) {
+        const double seconds = static_cast<double>(c.size) * times[static_cast<std::size_t>(worker)] * queue_of(worker);
+        s.record(worker, c.size, seconds);
+        idle.push({now + seconds, worker});
+      }
+      if (sizes_only) {
+        if (!line.empty()) line += ' ';
+        line += std::to_string(c.size);
+      } else {
+        if (instances > 1) std::printf("%d ", instance);
+        std::printf("%lld %d %lld %lld\n", static_cast<long long>(step), worker, static_cast<long long>(c.start),
+                    static_cast<long long>(c.size));
+      }
     }
-    const chunk c = s.next(worker, queue_of(worker));
-    if (c.size == 0) break;
-    if (!times.empty()) {
-      const double seconds = static_cast<double>(c.size) * times[static_cast<std::size_t>(worker)] * queue_of(worker);
-      s.record(worker, c.size, seconds);
-      idle.push({now + seconds, worker});
-    }
-    if (sizes_only) {
-      if (!line.empty()) line += ' ';
-      line += std::to_string(c.size);
-    } else {
-      std::printf("%lld %d %lld %lld\n", static_cast<long long>(step), worker,
-                  static_cast<long long>(c.start), static_cast<long long>(c.size));
-    }
+    if (sizes_only) std::cout << line << '\n';
   }
-  if (sizes_only) std::cout << line << '\n';
   return 0;
 }

@@ -14,6 +14,9 @@ std::string validate(const loop_params& lp) {
   if (lp.p < 1) return "worker count " + std::to_string(lp.p) + " must be >= 1";
   if (lp.min_chunk < 1) return "minimum chunk " + std::to_string(lp.min_chunk) + " must be >= 1";
   if (lp.max_chunk < 0) return "maximum chunk " + std::to_string(lp.max_chunk) + " must be >= 0 (0: none)";
+  if (lp.max_chunk > 0 && lp.max_chunk < lp.min_chunk)
+    return "maximum chunk " + std::to_string(lp.max_chunk) + " is below the minimum chunk " +
+           std::to_string(lp.min_chunk) + ": give max >= min (or 0: none)";
   if (!lp.powers.empty() && lp.powers.size() != static_cast<std::size_t>(lp.p))
     return std::to_string(lp.powers.size()) + " weights given for " + std::to_string(lp.p) +
            " workers: give one per worker";
@@ -57,12 +60,15 @@ double relative_power(const loop_params& lp, int worker) {
          *std::max_element(lp.powers.begin(), lp.powers.end());
 }
 
-scheduler::scheduler(technique_ptr t, loop_params lp) : technique_(std::move(t)), lp_(std::move(lp)) {}
+scheduler::scheduler(technique_ptr t, loop_params lp) : technique_(std::move(t)), lp_(std::move(lp)) {
+  if (!lp_.powers.empty()) max_power_ = *std::max_element(lp_.powers.begin(), lp_.powers.end());
+}
 
 chunk scheduler::next(int worker, double queue) {
   const iter_t remaining = lp_.n - next_start_;
   if (remaining <= 0) return {lp_.n, 0};
-  const request r{remaining, step_, worker, relative_power(lp_, worker), queue};
+  const double power = lp_.powers.empty() ? 1.0 : lp_.powers[static_cast<std::size_t>(worker)] / max_power_;
+  const request r{remaining, step_, worker, power, queue};
   const chunk c{next_start_, clamp_chunk(technique_->next_size(r), remaining, lp_)};
   next_start_ += c.size;
   ++step_;

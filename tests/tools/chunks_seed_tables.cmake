@@ -37,3 +37,15 @@ expect_error("weight 1 is nan" --technique w-gss --n 10 --p 2 --weights 1,nan)
 expect_error("weight 0 is 0.000000" --technique w-gss --n 10 --p 2 --weights 0,1)
 expect_error("3 weights given for 2 workers" --technique w-gss --n 10 --p 2 --weights 1,1,1)
 expect_error("chunk 'x'" --technique gss,x --n 10 --p 2)
+
+# awf learns between instances (one history across --instances): worker 1 is
+# twice as slow, so from the second instance on worker 0's chunks are twice
+# worker 1's in each batch (1000 / (1 + 1/2) / 2 = 333.3 -> 334, then 167).
+execute_process(COMMAND ${CHUNKS} --technique awf --n 1000 --p 2 --times 1,2 --instances 3 --sizes
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+string(REPLACE "\n" ";" lines "${out}")
+list(GET lines 0 first)
+list(GET lines 2 third)
+if(NOT rc EQUAL 0 OR NOT first MATCHES "^250 250 125 125 " OR NOT third MATCHES "^334 167 167 84 83 ")
+  message(FATAL_ERROR "awf --instances 3: expected equal first batches, then 2:1\n${out}")
+endif()

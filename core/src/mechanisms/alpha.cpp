@@ -10,6 +10,11 @@
 //
 // A share whose worker never asks (a team smaller than planned) is handed to
 // whoever asks once phase 2 is exhausted, so the loop always completes.
+//
+// Phase 2's pool is what is left minus the shares still reserved, read from
+// the request's R, not counted here: the caller may hand out more or less
+// than asked (minimum and maximum chunk, W around this mechanism), and a
+// private count would then drift and end the loop in chunks of one.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -34,45 +39,50 @@ class two_phase final : public technique {
     if (!lp.powers.empty()) power = lp.powers;
     const double total = std::accumulate(power.begin(), power.end(), 0.0);
 
-    std::vector<int> fastest_first(static_cast<std::size_t>(lp.p));
-    std::iota(fastest_first.begin(), fastest_first.end(), 0);
-    std::stable_sort(fastest_first.begin(), fastest_first.end(),
+    fastest_first_.resize(static_cast<std::size_t>(lp.p));
+    std::iota(fastest_first_.begin(), fastest_first_.end(), 0);
+    std::stable_sort(fastest_first_.begin(), fastest_first_.end(),
                      [&](int a, int b) { return power[a] > power[b]; });
     iter_t left = part;
-    for (std::size_t i = 0; i < fastest_first.size(); ++i) {
-      const int w = fastest_first[i];
-      const iter_t s = i + 1 == fastest_first.size()
+    for (std::size_t i = 0; i < fastest_first_.size(); ++i) {
+      const int w = fastest_first_[i];
+      const iter_t s = i + 1 == fastest_first_.size()
                            ? left
                            : arith::to_iters_ceil(static_cast<double>(part) * power[w] / total);
       share_[w] = std::min(s, left);
       left -= share_[w];
     }
-    dynamic_left_ = lp.n - part;
+    reserved_ = part;
   }
 
   iter_t next_size(const request& r) override {
     if (iter_t& mine = share_[r.worker]; mine > 0) return take(mine);
-    if (dynamic_left_ > 0) {
+    if (const iter_t pool = r.remaining - reserved_; pool > 0) {
       request inner = r;
-      inner.remaining = dynamic_left_;
+      inner.remaining = pool;
       inner.step = inner_step_++;
-      const iter_t size = std::min(std::max<iter_t>(1, inner_->next_size(inner)), dynamic_left_);
-      dynamic_left_ -= size;
-      return size;
+      return std::clamp<iter_t>(inner_->next_size(inner), 1, pool);
     }
-    // Only unclaimed shares are left: give the largest one away.
-    return take(*std::max_element(share_.begin(), share_.end()));
+    // Only unclaimed shares are left (reserved_ > 0): give them away, the
+    // fastest worker's (the largest) first; the cursor only moves forward.
+    while (share_[fastest_first_[unclaimed_]] == 0) ++unclaimed_;
+    return take(share_[fastest_first_[unclaimed_]]);
   }
   void record(int worker, iter_t size, double seconds) override {
     inner_->record(worker, size, seconds);
   }
 
  private:
-  static iter_t take(iter_t& share) { return std::exchange(share, 0); }
+  iter_t take(iter_t& share) {
+    reserved_ -= share;
+    return std::exchange(share, 0);
+  }
 
   technique_ptr inner_;
-  std::vector<iter_t> share_;  // phase-1 iterations still reserved per worker
-  iter_t dynamic_left_ = 0;
+  std::vector<iter_t> share_;       // phase-1 iterations still reserved per worker
+  std::vector<int> fastest_first_;  // workers by decreasing power
+  std::size_t unclaimed_ = 0;       // no share before this index of fastest_first_ is left
+  iter_t reserved_ = 0;             // phase-1 iterations not yet handed out: sum of share_
   iter_t inner_step_ = 0;
 };
 

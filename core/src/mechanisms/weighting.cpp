@@ -19,7 +19,11 @@ class weighted final : public technique {
   iter_t next_size(const request& r) override {
     const iter_t base = inner_->next_size(r);
     const double available = r.power / std::max(1.0, r.queue);
-    return std::max<iter_t>(1, arith::to_iters_floor(static_cast<double>(base) * available));
+    // available <= 1 (VP_k relative to the fastest, Q_k >= 1): W only shrinks.
+    // Above 2^53 the product in double may round up; never past the base.
+    if (available >= 1.0) return base;
+    const iter_t weighted_size = arith::to_iters_floor(static_cast<double>(base) * available);
+    return std::clamp<iter_t>(weighted_size, 1, std::max<iter_t>(1, base));
   }
   void record(int worker, iter_t size, double seconds) override {
     inner_->record(worker, size, seconds);

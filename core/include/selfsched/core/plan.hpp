@@ -15,8 +15,11 @@ namespace selfsched {
 
 class chunk_plan {
  public:
-  // nullopt if the plan would need more than max_segments runs (then the
-  // caller serves the technique sequentially instead).
+  // nullopt if the plan would need more than max_segments runs, or more
+  // than max_segments chunks computed one by one (a long run the technique
+  // does not announce through constant_size_from, e.g. a max_chunk clamping
+  // gss); then the caller serves the technique sequentially instead, from a
+  // fresh instance: build() has advanced `t`.
   static std::optional<chunk_plan> build(technique& t, const loop_params& lp,
                                          std::size_t max_segments = 1u << 20);
 

@@ -25,6 +25,9 @@ struct technique_info {
   // Is the ",k" of "name,k" this technique's chunk size (css) rather than
   // the minimum chunk (all others)?
   bool chunk_is_size = false;
+  // Chooses another catalog technique per loop instance (auto): bindings
+  // that keep per-site state resolve it with an auto_selection.
+  bool selects_technique = false;
 };
 
 std::span<const technique_info> catalog();

@@ -57,6 +57,7 @@ class scheduler {
  private:
   technique_ptr technique_;
   loop_params lp_;
+  double max_power_ = 1.0;  // of lp_.powers: VP_k relative to it, without a scan per chunk
   iter_t next_start_ = 0;
   iter_t step_ = 0;
 };

@@ -13,6 +13,8 @@
 
 namespace selfsched {
 
+struct adaptive_history;  // adaptive_history.hpp
+
 using iter_t = std::int64_t;  // iteration counts: 64-bit throughout
 
 struct chunk {
@@ -30,11 +32,15 @@ struct loop_params {
   // Relative speed VP_k of each worker (seed 000 sec. 2). Empty: all equal.
   // Validated (finite, > 0) before a technique sees it.
   std::vector<double> powers;
-  // Technique parameters with no natural place elsewhere. NaN = default.
+  // Technique parameters with no natural place elsewhere (validate() checks them).
   double mu = 1.0;        // mean iteration time (fac, fsc, mfsc, bold, tap)
-  double sigma = 0.0;     // its standard deviation
+  double sigma = 1.0;     // its standard deviation (1: as large as mu; 0 makes fac, fsc, bold static)
   double overhead = 0.0;  // h: scheduling overhead per chunk, in mu units
   std::uint64_t seed = 1; // rnd
+  // Adaptive techniques (awf*, af): what earlier instances of this loop site
+  // learned, read at construction and updated by record(). Owned by the
+  // caller, one per loop site; null: every instance starts afresh.
+  adaptive_history* history = nullptr;
 };
 
 // What a technique is told at each request.
