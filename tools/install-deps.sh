@@ -12,6 +12,7 @@ packages=(
   openmpi-bin libopenmpi-dev        # the MPI bridge
   nlohmann-json3-dev                # profiles, system information files
   libpng-dev                        # examples/mandelbrot --png
+  libxml2-utils                     # xmllint: tests check selfsched-report's SVG files
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "doacross.hpp"
 #include "libomp_abi.hpp"
 #include "profile.hpp"
 #include "schedule_choice.hpp"
@@ -66,6 +67,7 @@ void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk
   if (technique != nullptr && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
     if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
+    doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
     forward();
     return;
   }
@@ -76,10 +78,10 @@ void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk
   m->last_loop_ours = true;
 }
 
-template <typename T, typename ST, typename Forward>
-int dispatch_next(std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st, Forward forward) {
-  membership* m = current_membership();
-  if (m == nullptr || m->loop.slot == nullptr) return forward();
+// The part of dispatch_next for loops we serve, out of line: the test in
+// front of it and the forwarding then compile to tail jumps.
+template <typename T, typename ST>
+[[gnu::noinline]] int serve_next(membership* m, std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st) {
   const iter_t n = m->loop.slot->n;
   const chunk c = claim_next_chunk(*m);  // may leave the loop: read nothing of it after
   if (c.size == 0) return 0;
@@ -91,6 +93,11 @@ int dispatch_next(std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st, Forward forw
   if (p_st != nullptr) *p_st = static_cast<ST>(m->loop.stride);
   if (p_last != nullptr) *p_last = c.start + c.size == n;
   return 1;
+}
+
+inline membership* serving() {
+  membership* m = current_membership();
+  return m != nullptr && m->loop.slot != nullptr ? m : nullptr;
 }
 
 }  // namespace
@@ -121,19 +128,23 @@ void __kmpc_dispatch_init_8u(ident_t* loc, std::int32_t gtid, int schedule, std:
 
 int __kmpc_dispatch_next_4(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int32_t* p_lb,
                            std::int32_t* p_ub, std::int32_t* p_st) {
-  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_4(loc, gtid, p_last, p_lb, p_ub, p_st); });
+  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
+  return real().next_4(loc, gtid, p_last, p_lb, p_ub, p_st);
 }
 int __kmpc_dispatch_next_4u(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::uint32_t* p_lb,
                             std::uint32_t* p_ub, std::int32_t* p_st) {
-  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_4u(loc, gtid, p_last, p_lb, p_ub, p_st); });
+  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
+  return real().next_4u(loc, gtid, p_last, p_lb, p_ub, p_st);
 }
 int __kmpc_dispatch_next_8(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int64_t* p_lb,
                            std::int64_t* p_ub, std::int64_t* p_st) {
-  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_8(loc, gtid, p_last, p_lb, p_ub, p_st); });
+  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
+  return real().next_8(loc, gtid, p_last, p_lb, p_ub, p_st);
 }
 int __kmpc_dispatch_next_8u(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::uint64_t* p_lb,
                             std::uint64_t* p_ub, std::int64_t* p_st) {
-  return so::dispatch_next(p_last, p_lb, p_ub, p_st, [&] { return real().next_8u(loc, gtid, p_last, p_lb, p_ub, p_st); });
+  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
+  return real().next_8u(loc, gtid, p_last, p_lb, p_ub, p_st);
 }
 
 // Only ordered loops call fini, and those are always libomp's.
@@ -141,6 +152,19 @@ void __kmpc_dispatch_fini_4(ident_t* loc, std::int32_t gtid) { real().fini_4(loc
 void __kmpc_dispatch_fini_4u(ident_t* loc, std::int32_t gtid) { real().fini_4u(loc, gtid); }
 void __kmpc_dispatch_fini_8(ident_t* loc, std::int32_t gtid) { real().fini_8(loc, gtid); }
 void __kmpc_dispatch_fini_8u(ident_t* loc, std::int32_t gtid) { real().fini_8u(loc, gtid); }
+
+// Doacross loops (ordered(n) with depend(sink/source)): selfsched serves
+// those it schedules, libomp the rest (doacross.hpp).
+void __kmpc_doacross_init(ident_t* loc, std::int32_t gtid, std::int32_t num_dims, const so::kmp_dim* dims) {
+  so::doacross_init(loc, gtid, num_dims, dims);
+}
+void __kmpc_doacross_wait(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
+  so::doacross_wait(loc, gtid, vec);
+}
+void __kmpc_doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
+  so::doacross_post(loc, gtid, vec);
+}
+void __kmpc_doacross_fini(ident_t* loc, std::int32_t gtid) { so::doacross_fini(loc, gtid); }
 
 // clang >= 18 calls this after every dispatch loop; libomp < 18 lacks it, so
 // a clang-19 binary also runs on libomp 14 with libselfsched loaded.

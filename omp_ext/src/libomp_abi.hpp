@@ -28,6 +28,15 @@ constexpr int modifier_nonmonotonic = 1 << 30;
 constexpr int without_modifiers(int kind) { return kind & ~(modifier_monotonic | modifier_nonmonotonic); }
 }  // namespace sched
 
+// kmp.h: struct kmp_dim, one loop of a doacross nest (ordered(n)). libomp
+// reads [lo, up] as inclusive bounds; clang passes lo = 0, up = the trip
+// count, st = 1 (doacross.hpp).
+struct kmp_dim {
+  std::int64_t lo;
+  std::int64_t up;
+  std::int64_t st;
+};
+
 struct real_entry_points {
   void (*init_4)(ident_t*, std::int32_t, int, std::int32_t, std::int32_t, std::int32_t, std::int32_t);
   void (*init_4u)(ident_t*, std::int32_t, int, std::uint32_t, std::uint32_t, std::int32_t, std::int32_t);
@@ -43,9 +52,19 @@ struct real_entry_points {
   void (*fini_8u)(ident_t*, std::int32_t);
   void (*deinit)(ident_t*, std::int32_t);  // libomp >= 18 only; may be null
   void (*set_schedule)(int, int);
+  void (*doacross_init)(ident_t*, std::int32_t, std::int32_t, const kmp_dim*);
+  void (*doacross_wait)(ident_t*, std::int32_t, const std::int64_t*);
+  void (*doacross_post)(ident_t*, std::int32_t, const std::int64_t*);
+  void (*doacross_fini)(ident_t*, std::int32_t);
 };
 
 // Resolved on first use; aborts with a clear message if libomp is absent.
-const real_entry_points& real();
+namespace detail {
+extern real_entry_points resolved;  // filled when the library loads
+const real_entry_points& resolve_real();
+}
+inline const real_entry_points& real() {
+  return detail::resolved.next_8 != nullptr ? detail::resolved : detail::resolve_real();
+}
 
 }  // namespace selfsched::omp

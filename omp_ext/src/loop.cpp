@@ -6,6 +6,7 @@
 
 #include "platform.hpp"
 #include "powers.hpp"
+#include "runqueue.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
 
@@ -16,7 +17,8 @@ constexpr std::uint64_t free_for(std::uint64_t instance) { return 3 * instance; 
 constexpr std::uint64_t setting_up(std::uint64_t instance) { return 3 * instance + 1; }
 constexpr std::uint64_t ready(std::uint64_t instance) { return 3 * instance + 2; }
 
-loop_params params_for(const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk) {
+loop_params params_for(const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk,
+                       const team_placement& placement) {
   const settings& s = current_settings();
   loop_params lp;
   lp.n = n;
@@ -28,7 +30,8 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.sigma = s.sigma;
   lp.overhead = s.overhead;
   lp.seed = s.seed;
-  lp.powers = thread_powers(team_size);
+  // Fixed techniques ignore powers; the profile reports them.
+  if (!is_fixed(technique.spec) || profiling()) lp.powers = thread_powers(placement, team_size);
   return lp;
 }
 
@@ -44,15 +47,22 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
 }
 
 void set_up(loop_slot& slot, const ident_t* site, const active_schedule& technique, iter_t n, int team_size,
-            iter_t clause_chunk) {
+            iter_t clause_chunk, const team_placement& placement) {
+  slot.plain_plan = false;
   if (current_settings().verbose) announce(site, technique, n, team_size);
-  const loop_params lp = params_for(technique, n, team_size, clause_chunk);
-  slot.profile = profiling() ? profile_begin(site, technique.text, n, team_size) : nullptr;
+  loop_params lp = params_for(technique, n, team_size, clause_chunk, placement);
+  slot.history_owner = nullptr;
+  if (technique.spec.base->kind == technique_kind::adaptive) {
+    site_state& state = site_of(site);
+    if ((lp.history = borrow_history(state)) != nullptr) slot.history_owner = &state;
+  }
+  slot.profile = profiling() ? profile_begin(site, technique.text, n, team_size, lp.powers) : nullptr;
   slot.n = n;
   slot.team_size = team_size;
   slot.next_step.store(0, std::memory_order_relaxed);
   slot.finished.store(0, std::memory_order_relaxed);
   slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
+  slot.uses_queue = technique.spec.weighted || technique.spec.base->kind == technique_kind::weighted;
   slot.plan.reset();
   slot.serial.reset();
   if (slot.outer != nullptr) {
@@ -60,27 +70,53 @@ void set_up(loop_slot& slot, const ident_t* site, const active_schedule& techniq
     slot.params = lp;
     slot.spec = technique.spec;
     slot.params.n = 0;
+    slot.outer_done = false;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
     slot.outer->loop_begin(site, n);
     return;
   }
-  technique_ptr rule = make_schedule(technique.spec, lp);
-  if (is_fixed(technique.spec)) slot.plan = chunk_plan::build(*rule, lp);
-  if (!slot.plan) slot.serial = std::make_unique<scheduler>(std::move(rule), lp);
+  if (is_fixed(technique.spec)) slot.plan = chunk_plan::build(*make_schedule(technique.spec, lp), lp);
+  // Not fixed, or too long a plan (build() used up its technique): served in order.
+  if (!slot.plan) slot.serial = std::make_unique<scheduler>(make_schedule(technique.spec, lp), lp);
+  slot.plain_plan = slot.plan && !slot.profile && !slot.adaptive && !slot.uses_queue;
+  slot.chunk_count = slot.plan ? slot.plan->chunk_count() : 0;
+  slot.uniform_size = slot.plan && slot.plan->segment_count() == 2 ? slot.plan->at(0).size : 0;
 }
 
-// Under serial_lock: the next chunk of an outer_source-fed loop.
-chunk claim_from_outer(loop_slot& slot, int thread) {
-  chunk c = slot.serial->next(thread);
+// Under serial_lock: the next chunk of an outer_source-fed loop; size < 0
+// when the source asks the caller to come back (outer_pending).
+chunk claim_from_outer(loop_slot& slot, int thread, double queue) {
+  chunk c = slot.serial->next(thread, queue);
   while (c.size == 0) {
+    if (slot.outer_done) return {slot.n, 0};
     const chunk outer = slot.outer->next_outer();
-    if (outer.size == 0) return {slot.n, 0};
+    if (outer.size < 0) return outer_pending;
+    if (outer.size == 0) return slot.outer_done = true, chunk{slot.n, 0};
     slot.outer_start = outer.start;
     slot.params.n = outer.size;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
-    c = slot.serial->next(thread);
+    c = slot.serial->next(thread, queue);
   }
+  slot.outer->progress(slot.serial->remaining(), slot.params.n);
   return {slot.outer_start + c.start, c.size};
+}
+
+// auto: the site's selection picks this instance's technique; the spec's own
+// mechanisms and minimum chunk carry over.
+active_schedule resolve_auto(loop_slot& slot, const ident_t* site, const active_schedule& technique) {
+  site_state& state = site_of(site);
+  int choice;
+  {
+    std::lock_guard guard(state.selection_lock);
+    choice = state.selection.choose();
+  }
+  active_schedule chosen = technique;
+  chosen.spec.base = find_technique(state.selection.candidate(choice));
+  chosen.text = "auto:" + chosen.spec.name();
+  slot.auto_site = &state;
+  slot.auto_choice = choice;
+  slot.started_ns = now_ns();
+  return chosen;
 }
 
 void leave_loop(membership& m, std::int64_t now) {
@@ -92,6 +128,11 @@ void leave_loop(membership& m, std::int64_t now) {
     if (slot.profile) profile_end(std::exchange(slot.profile, nullptr));
     if (slot.outer) slot.outer->loop_end();
     slot.serial.reset();
+    if (slot.history_owner) return_history(*std::exchange(slot.history_owner, nullptr));
+    if (site_state* state = std::exchange(slot.auto_site, nullptr)) {
+      std::lock_guard guard(state->selection_lock);
+      state->selection.record(slot.auto_choice, static_cast<double>(now - slot.started_ns) * 1e-9);
+    }
     slot.sequence.store(free_for(instance + loop_ring_size), std::memory_order_release);
   }
 }
@@ -111,26 +152,37 @@ void begin_loop(membership& m, const ident_t* site, const active_schedule& techn
                 iter_t clause_chunk) {
   const std::uint64_t instance = m.loops_entered++;
   loop_slot& slot = m.team->slots[instance % loop_ring_size];
+  m.team->placement.note(m.thread_num);  // whoever sets the loop up reads our CPU
   spin_until([&] {
     std::uint64_t seen = slot.sequence.load(std::memory_order_acquire);
     if (seen == ready(instance)) return true;
     if (seen == free_for(instance) &&
         slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
       slot.outer = m.team->outer;
-      set_up(slot, site, technique, n, m.team_size, clause_chunk);
+      slot.auto_site = nullptr;
+      const active_schedule chosen =
+          technique.spec.base->selects_technique ? resolve_auto(slot, site, technique) : active_schedule{};
+      const active_schedule& effective = chosen.spec.base != nullptr ? chosen : technique;
+      set_up(slot, site, effective, n, m.team_size, clause_chunk, m.team->placement);
+      doacross_set_up(slot.doacross, m.doacross, n, m.team_size, effective.spec, slot.outer != nullptr);
       slot.sequence.store(ready(instance), std::memory_order_release);
       return true;
     }
     return false;  // being set up, or still used by loop instance - ring size
   });
   m.loop = loop_cursor{&slot, instance};
-  if (slot.profile) probe_enter(m.probe, m.thread_num, 1.0);
+  doacross_join(m.doacross, slot.doacross);
+  if (slot.profile) probe_enter(m.probe, m.thread_num);
 }
 
-chunk claim_next_chunk(membership& m) {
+void leave_plain_loop(membership& m) { leave_loop(m, 0); }
+
+chunk claim_next_chunk_slow(membership& m) {
   loop_cursor& cursor = m.loop;
   loop_slot& slot = *cursor.slot;
-  const std::int64_t asked = slot.profile || slot.adaptive ? now_ns() : 0;
+  const std::int64_t asked = slot.profile || slot.adaptive || slot.uses_queue ? now_ns() : 0;
+  // Q_k (runqueue.hpp): a cached value, refreshed at most every few ms.
+  const double queue = slot.profile || slot.uses_queue ? run_queue_length(asked) : 1.0;
   chunk c;
   if (slot.plan) {
     c = slot.plan->at(slot.next_step.fetch_add(1, std::memory_order_relaxed), cursor.plan_hint);
@@ -138,12 +190,18 @@ chunk claim_next_chunk(membership& m) {
     slot.serial_lock.lock();
     if (slot.adaptive && cursor.running_size > 0)
       slot.serial->record(m.thread_num, cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
-    c = slot.outer ? claim_from_outer(slot, m.thread_num) : slot.serial->next(m.thread_num);
+    c = slot.outer ? claim_from_outer(slot, m.thread_num, queue) : slot.serial->next(m.thread_num, queue);
     slot.serial_lock.unlock();
+    while (c.size < 0) {  // the outer source wants another thread to fetch the chunk
+      sched_yield();
+      slot.serial_lock.lock();
+      c = claim_from_outer(slot, m.thread_num, queue);
+      slot.serial_lock.unlock();
+    }
     cursor.running_size = c.size;
     cursor.running_since = asked;
   }
-  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c);
+  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c, queue);
   if (c.size == 0) leave_loop(m, asked);
   return c;
 }

@@ -13,9 +13,12 @@
 #include <memory>
 #include <optional>
 
+#include "doacross.hpp"
 #include "libomp_abi.hpp"
+#include "placement.hpp"
 #include "profile.hpp"
 #include "schedule_choice.hpp"
+#include "sites.hpp"
 #include "selfsched/outer_source.hpp"
 #include "selfsched/core/plan.hpp"
 #include "selfsched/core/scheduler.hpp"
@@ -35,6 +38,11 @@ struct alignas(64) loop_slot {
   std::optional<chunk_plan> plan;      // fixed techniques: one fetch-and-add per claim
   std::unique_ptr<scheduler> serial;   // weighted and adaptive: a short critical section
   bool adaptive = false;
+  bool uses_queue = false;             // weighted: each request carries Q_k (runqueue.hpp)
+  site_state* history_owner = nullptr;  // adaptive: whose history `serial` uses
+  site_state* auto_site = nullptr;      // auto: who learns this instance's makespan
+  int auto_choice = -1;
+  std::int64_t started_ns = 0;
   loop_instance_profile* profile = nullptr;  // nullptr unless SELFSCHED_PROFILE
 
   // Loops fed by an outer_source (MPI regions): `serial` splits the current
@@ -42,17 +50,27 @@ struct alignas(64) loop_slot {
   // serial_lock when it runs dry.
   outer_source* outer = nullptr;
   iter_t outer_start = 0;
+  bool outer_done = false;  // next_outer() said size 0: never ask it again for this loop
   loop_params params;
   schedule_spec spec;
+
+  // Fixed plans with nothing to time, weigh or profile; of one run (ss,
+  // css, static ...) a claim is step * uniform_size, without a lookup.
+  bool plain_plan = false;
+  iter_t uniform_size = 0;  // 0: look the step up in plan
+  iter_t chunk_count = 0;
 
   alignas(64) std::atomic<iter_t> next_step{0};
   alignas(64) std::atomic<int> finished{0};
   spin_lock serial_lock;
+
+  doacross_loop doacross;  // ordered(n) loops: dependences served here (doacross.hpp)
 };
 
 struct team_state {
   loop_slot slots[loop_ring_size];
   outer_source* outer = nullptr;  // feeds this team's loops (MPI regions)
+  team_placement placement;       // which CPU each member runs on
   void reset();  // only when no thread uses the team
 };
 
@@ -76,6 +94,7 @@ struct membership {
   loop_cursor loop;
   thread_probe probe;           // used only when profiling
   bool last_loop_ours = false;  // decides what __kmpc_dispatch_deinit does
+  doacross_thread doacross;     // this thread's ordered(n) loop, if any (doacross.hpp)
 };
 
 // Enters the team's next selfsched loop of n iterations with `technique`.
@@ -85,6 +104,20 @@ void begin_loop(membership& m, const ident_t* site, const active_schedule& techn
                 iter_t clause_chunk);
 
 // The hot path. size == 0: this thread is done with the loop.
-chunk claim_next_chunk(membership& m);
+chunk claim_next_chunk_slow(membership& m);
+void leave_plain_loop(membership& m);
+
+inline chunk claim_next_chunk(membership& m) {
+  loop_slot& slot = *m.loop.slot;
+  if (!slot.plain_plan) return claim_next_chunk_slow(m);
+  const iter_t step = slot.next_step.fetch_add(1, std::memory_order_relaxed);
+  chunk c;
+  if (slot.uniform_size > 0)
+    c = step < slot.chunk_count ? chunk{step * slot.uniform_size, slot.uniform_size} : chunk{slot.n, 0};
+  else
+    c = slot.plan->at(step, m.loop.plan_hint);
+  if (c.size == 0) leave_plain_loop(m);
+  return c;
+}
 
 }  // namespace selfsched::omp

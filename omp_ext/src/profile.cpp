@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "powers.hpp"
 #include "settings.hpp"
 
 namespace selfsched::omp {
@@ -99,27 +100,30 @@ bool profiling() {
 
 bool profiling_chunks() { return current_settings().profile_chunks; }
 
-loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p) {
+loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p,
+                                     const std::vector<double>& powers) {
   auto* r = new loop_instance_profile;
   r->site = site;
   r->technique = technique;
   r->n = n;
   r->p = p;
+  r->powers = powers;
   r->threads.reserve(static_cast<std::size_t>(p));
   return r;
 }
 
-void probe_enter(thread_probe& probe, int thread, double power) {
+void probe_enter(thread_probe& probe, int thread) {
   probe.share = thread_share{};
   probe.share.thread = thread;
-  probe.share.power = power;
   probe.share.cpu = sched_getcpu();
   probe.open_event = SIZE_MAX;
   probe.chunks.clear();
 }
 
-void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c) {
+void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue) {
   thread_share& s = probe.share;
+  s.queue_sum += queue;
+  ++s.requests;
   if (s.first_ns == 0) s.first_ns = asked_ns;
   else s.busy_ns += asked_ns - probe.handed_ns;  // the previous chunk ran until we asked again
   if (probe.open_event != SIZE_MAX) probe.chunks[probe.open_event].end_ns = asked_ns;
@@ -137,6 +141,10 @@ void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns
 
 void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_t now) {
   probe.share.last_ns = now;
+  if (!record->powers.empty()) {  // relative to the fastest, as relative_power() gives the technique
+    const double fastest = *std::max_element(record->powers.begin(), record->powers.end());
+    probe.share.power = record->powers[static_cast<std::size_t>(probe.share.thread)] / fastest;
+  }
   std::lock_guard guard(record->lock);
   record->threads.push_back(probe.share);
   record->chunks.insert(record->chunks.end(), probe.chunks.begin(), probe.chunks.end());
@@ -170,6 +178,7 @@ bool write_profile(const char* path) {
         json per_thread = json::array();
         for (const auto& t : threads)
           per_thread.push_back({{"thread", t.thread}, {"cpu", t.cpu}, {"power", t.power},
+                                {"mean_queue", t.requests > 0 ? t.queue_sum / static_cast<double>(t.requests) : 1.0},
                                 {"iterations", t.iterations}, {"chunks", t.chunks},
                                 {"busy_s", t.busy_ns * 1e-9}, {"scheduling_s", t.scheduling_ns * 1e-9},
                                 {"wait_s", b.makespan_s - (t.busy_ns + t.scheduling_ns) * 1e-9}});
@@ -192,9 +201,16 @@ bool write_profile(const char* path) {
                        {"loops", std::move(loops)}});
     }
   }
-  std::ofstream out(path);
-  out << json{{"selfsched_profile", 1}, {"sites", std::move(sites)}}.dump(1) << '\n';
-  return static_cast<bool>(out);
+  // Never let a profile take the program down: bad bytes in a source string
+  // are replaced, and any other failure is reported by the caller.
+  try {
+    const json profile{{"selfsched_profile", 1}, {"powers_from", powers_source()}, {"sites", std::move(sites)}};
+    std::ofstream out(path);
+    out << profile.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+    return static_cast<bool>(out);
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace selfsched::omp

@@ -24,7 +24,9 @@ struct chunk_event {
 struct thread_share {
   int thread = 0;
   int cpu = -1;
-  double power = 1.0;
+  double power = 1.0;             // VP relative to the team's fastest (fixed techniques ignore it)
+  double queue_sum = 0;           // Q_k at each request (runqueue.hpp) ...
+  iter_t requests = 0;            // ... and how many requests
   iter_t iterations = 0;
   iter_t chunks = 0;
   std::int64_t busy_ns = 0;       // running chunks
@@ -38,6 +40,7 @@ struct loop_instance_profile {
   std::string technique;
   iter_t n = 0;
   int p = 1;
+  std::vector<double> powers;  // VP per thread (loop_params::powers); empty: all 1
   std::uint64_t instance = 0;  // of this site
   std::vector<thread_share> threads;
   std::vector<chunk_event> chunks;  // with SELFSCHED_PROFILE_CHUNKS=1
@@ -60,9 +63,12 @@ bool profiling();  // SELFSCHED_PROFILE set
 bool profiling_chunks();
 
 // A new instance of the loop at `site` (called by the thread setting it up).
-loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p);
-void probe_enter(thread_probe& probe, int thread, double power);
-void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c);
+loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p,
+                                     const std::vector<double>& powers);
+void probe_enter(thread_probe& probe, int thread);
+// A request at `asked_ns` by a thread whose run queue was `queue`, answered
+// with chunk c at `got_ns`.
+void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue);
 // The thread found the loop exhausted at `now`: its share joins the record.
 void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_t now);
 // The last thread out hands the complete record to the profile.

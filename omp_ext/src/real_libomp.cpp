@@ -8,39 +8,69 @@
 namespace selfsched::omp {
 namespace {
 
+// Where dlsym finds nothing: a program that dlopen()s libomp after
+// libselfsched was preloaded (a Python extension, say) has none yet at load
+// time, so only a call that needs one gives up.
 template <typename F>
-void resolve(F& slot, const char* name, bool required) {
+bool resolve(F& slot, const char* name) {
   slot = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-  if (slot == nullptr && required) {
-    std::fprintf(stderr, "selfsched: %s not found after libselfsched: link libomp (clang -fopenmp)\n", name);
-    std::abort();
-  }
+  return slot != nullptr;
 }
 
-real_entry_points resolve_all() {
-  real_entry_points r{};
-  resolve(r.init_4, "__kmpc_dispatch_init_4", true);
-  resolve(r.init_4u, "__kmpc_dispatch_init_4u", true);
-  resolve(r.init_8, "__kmpc_dispatch_init_8", true);
-  resolve(r.init_8u, "__kmpc_dispatch_init_8u", true);
-  resolve(r.next_4, "__kmpc_dispatch_next_4", true);
-  resolve(r.next_4u, "__kmpc_dispatch_next_4u", true);
-  resolve(r.next_8, "__kmpc_dispatch_next_8", true);
-  resolve(r.next_8u, "__kmpc_dispatch_next_8u", true);
-  resolve(r.fini_4, "__kmpc_dispatch_fini_4", true);
-  resolve(r.fini_4u, "__kmpc_dispatch_fini_4u", true);
-  resolve(r.fini_8, "__kmpc_dispatch_fini_8", true);
-  resolve(r.fini_8u, "__kmpc_dispatch_fini_8u", true);
-  resolve(r.deinit, "__kmpc_dispatch_deinit", false);
-  resolve(r.set_schedule, "omp_set_schedule", true);
-  return r;
+// All but deinit (libomp >= 18 only) are required.
+bool resolve_all(real_entry_points& r, const char*& missing) {
+  missing = nullptr;
+  const auto need = [&](auto& slot, const char* name) {
+    if (!resolve(slot, name) && missing == nullptr) missing = name;
+  };
+  need(r.init_4, "__kmpc_dispatch_init_4");
+  need(r.init_4u, "__kmpc_dispatch_init_4u");
+  need(r.init_8, "__kmpc_dispatch_init_8");
+  need(r.init_8u, "__kmpc_dispatch_init_8u");
+  need(r.next_4, "__kmpc_dispatch_next_4");
+  need(r.next_4u, "__kmpc_dispatch_next_4u");
+  need(r.next_8, "__kmpc_dispatch_next_8");
+  need(r.next_8u, "__kmpc_dispatch_next_8u");
+  need(r.fini_4, "__kmpc_dispatch_fini_4");
+  need(r.fini_4u, "__kmpc_dispatch_fini_4u");
+  need(r.fini_8, "__kmpc_dispatch_fini_8");
+  need(r.fini_8u, "__kmpc_dispatch_fini_8u");
+  need(r.set_schedule, "omp_set_schedule");
+  need(r.doacross_init, "__kmpc_doacross_init");
+  need(r.doacross_wait, "__kmpc_doacross_wait");
+  need(r.doacross_post, "__kmpc_doacross_post");
+  need(r.doacross_fini, "__kmpc_doacross_fini");
+  resolve(r.deinit, "__kmpc_dispatch_deinit");
+  return missing == nullptr;
 }
 
 }  // namespace
 
-const real_entry_points& real() {
-  static const real_entry_points entry_points = resolve_all();  // thread-safe, once
+namespace detail {
+real_entry_points resolved{};
+
+// Called when OpenMP code calls us and `resolved` is still empty: libomp must
+// be there now.
+const real_entry_points& resolve_real() {
+  static const real_entry_points entry_points = [] {
+    real_entry_points r{};
+    const char* missing = nullptr;
+    if (!resolve_all(r, missing)) {
+      std::fprintf(stderr, "selfsched: %s not found after libselfsched: link libomp (clang -fopenmp)\n", missing);
+      std::abort();
+    }
+    return r;
+  }();
   return entry_points;
 }
+
+// At load, before any thread exists: fill `resolved` if libomp is loaded, so
+// the forwarding path is one load and one jump.
+__attribute__((constructor)) void resolve_at_load() {
+  real_entry_points r{};
+  const char* missing = nullptr;
+  if (resolve_all(r, missing)) resolved = r;
+}
+}  // namespace detail
 
 }  // namespace selfsched::omp

@@ -10,10 +10,6 @@
 #include <string_view>
 
 namespace selfsched::omp {
-namespace {
-
-// A parser stores the value or returns why it cannot.
-using parser = std::string (*)(std::string_view value, settings& s);
 
 std::string parse_bool(std::string_view v, bool& out) {
   for (const char* yes : {"1", "true", "yes", "on"})
@@ -43,6 +39,11 @@ std::string parse_count(std::string_view v, std::int64_t& out) {
   out = x;
   return "";
 }
+
+namespace {
+
+// A parser stores the value or returns why it cannot.
+using parser = std::string (*)(std::string_view value, settings& s);
 
 const struct row {
   const char* name;
@@ -89,11 +90,25 @@ const struct row {
        s.weights = std::move(weights);
        return std::string();
      }},
+    {"SELFSCHED_SIA", "~/.cache/selfsched/sia.json",
+     "system information file of selfsched-calibrate: VP per core of this machine; off: ignore it",
+     [](std::string_view v, settings& s) { return s.sia_path = v, std::string(); }},
+    {"SELFSCHED_BIND", "false",
+     "bind thread k of the outermost team to core k (mod cores) unless OMP_PROC_BIND/OMP_PLACES bind",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.bind); }},
+    {"SELFSCHED_RUNQUEUE", "true",
+     "measure each thread's run queue Q_k (W, wf, dtss, dfss, dgss use VP_k / Q_k); false: Q_k = 1",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.run_queue); }},
+    {"SELFSCHED_RUNQUEUE_MS", "5", "refresh Q_k at most this often (ms); it averages over about 8 refreshes",
+     [](std::string_view v, settings& s) { return parse_real(v, s.run_queue_ms, 0.0, false); }},
     {"SELFSCHED_MAX_CHUNK", "0 (none)", "upper threshold on every chunk",
      [](std::string_view v, settings& s) { return parse_count(v, s.max_chunk); }},
+    {"SELFSCHED_SYNC_POINTS", "0 (3 x threads)",
+     "#SP of mechanism S (s-*, sw-*): synchronization points per chunk in wavefronts and doacross rows",
+     [](std::string_view v, settings& s) { return parse_count(v, s.sync_points); }},
     {"SELFSCHED_MU", "1", "mean iteration time, for fac, fsc, mfsc, tap, bold",
      [](std::string_view v, settings& s) { return parse_real(v, s.mu, 0.0, false); }},
-    {"SELFSCHED_SIGMA", "0", "standard deviation of the iteration time, same techniques",
+    {"SELFSCHED_SIGMA", "1", "standard deviation of the iteration time, same techniques (0 makes them static)",
      [](std::string_view v, settings& s) { return parse_real(v, s.sigma, 0.0, true); }},
     {"SELFSCHED_OVERHEAD", "0", "scheduling overhead h per chunk, in units of mu",
      [](std::string_view v, settings& s) { return parse_real(v, s.overhead, 0.0, true); }},

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace selfsched::omp {
@@ -16,9 +17,16 @@ struct settings {
   bool display_env = false;        // SELFSCHED_DISPLAY_ENV
   bool verbose = false;            // SELFSCHED_VERBOSE
   std::vector<double> weights;     // SELFSCHED_WEIGHTS: VP per thread
+  std::string sia_path;            // SELFSCHED_SIA: "" = default path, "off" = none
+  bool bind = false;               // SELFSCHED_BIND
+  bool run_queue = true;           // SELFSCHED_RUNQUEUE
+  double run_queue_ms = 5.0;       // SELFSCHED_RUNQUEUE_MS
   std::int64_t max_chunk = 0;      // SELFSCHED_MAX_CHUNK
+  std::int64_t sync_points = 0;    // SELFSCHED_SYNC_POINTS: #SP of s-/sw- (0: 3 x threads)
   double mu = 1.0;                 // SELFSCHED_MU
-  double sigma = 0.0;              // SELFSCHED_SIGMA
+  // 1: iteration times vary as much as their mean (coefficient of variation
+  // 1) unless told otherwise; 0 would make fac, fsc and bold static splits.
+  double sigma = 1.0;              // SELFSCHED_SIGMA
   double overhead = 0.0;           // SELFSCHED_OVERHEAD
   std::uint64_t seed = 1;          // SELFSCHED_SEED
   std::string profile_path;        // SELFSCHED_PROFILE
@@ -30,6 +38,13 @@ const settings& current_settings();
 
 // Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true).
 void display_settings(const char* active_schedule);
+
+// The table's value parsers, shared with the MPI layer's own table
+// (mpi_bridge/src/settings.cpp): each stores the value, or returns why it
+// cannot ("valid: ...") and leaves `out` alone.
+std::string parse_bool(std::string_view v, bool& out);
+std::string parse_real(std::string_view v, double& out, double lowest, bool inclusive);
+std::string parse_count(std::string_view v, std::int64_t& out);
 
 // One line on stderr prefixed "selfsched: "; at most a few dozen per process.
 void warn(const char* format, ...) __attribute__((format(printf, 1, 2)));

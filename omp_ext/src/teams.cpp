@@ -8,6 +8,9 @@
 #include <vector>
 
 namespace selfsched::omp {
+namespace detail {
+__thread membership* innermost __attribute__((tls_model("initial-exec"))) = nullptr;
+}
 namespace {
 
 constexpr int max_nesting = 16;
@@ -26,6 +29,11 @@ struct thread_context {
 // A plain pointer (no TLS wrapper call, initial-exec): read on every chunk.
 __attribute__((tls_model("initial-exec"))) thread_local thread_context* this_thread = nullptr;
 
+// Kept equal to what current_membership() used to compute.
+void refresh_innermost(thread_context& t) {
+  detail::innermost = t.depth == 0 ? &t.solo_membership : t.depth <= max_nesting ? &t.stack[t.depth - 1] : nullptr;
+}
+
 pthread_key_t cleanup_key;
 pthread_once_t cleanup_once = PTHREAD_ONCE_INIT;
 
@@ -38,19 +46,22 @@ thread_context& context() {
     this_thread->solo.reset();
     this_thread->solo_membership.team = &this_thread->solo;
     pthread_setspecific(cleanup_key, this_thread);
+    refresh_innermost(*this_thread);
   }
   return *this_thread;
 }
 
 bool tool_started = false;
 
-void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned, int, const void*) {
+void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned requested_parallelism,
+                       int, const void*) {
   thread_context& t = context();
   if (t.encountered_depth == static_cast<int>(t.encountered.size()))
     t.encountered.push_back(std::make_unique<team_state>());
   team_state* team = t.encountered[static_cast<std::size_t>(t.encountered_depth++)].get();
   team->reset();
   team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
+  team->placement.prepare(static_cast<int>(requested_parallelism), t.depth == 0);
   parallel_data->ptr = team;
 }
 
@@ -72,11 +83,13 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
       m.team = static_cast<team_state*>(parallel_data->ptr);
       m.thread_num = static_cast<int>(index);
       m.team_size = static_cast<int>(actual_parallelism);
+      if (m.team != nullptr) m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
     }
     ++t.depth;
   } else if (t.depth > 0) {
     --t.depth;
   }
+  refresh_innermost(t);
 }
 
 int initialize_tool(ompt_function_lookup_t lookup, int, ompt_data_t*) {
@@ -96,12 +109,6 @@ void finalize_tool(ompt_data_t*) { tool_started = false; }
 
 }  // namespace
 
-membership* current_membership() {
-  thread_context* t = this_thread;
-  if (t == nullptr) return nullptr;
-  if (t->depth == 0) return &t->solo_membership;
-  return t->depth <= max_nesting ? &t->stack[t->depth - 1] : nullptr;
-}
 
 membership* membership_for_new_loop() {
   if (!tool_started) return nullptr;

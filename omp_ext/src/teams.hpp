@@ -14,7 +14,11 @@ namespace selfsched::omp {
 
 // The innermost team this thread is in, or nullptr when selfsched cannot tell
 // (OMPT disabled by OMP_TOOL=disabled, or nesting deeper than it tracks).
-membership* current_membership();
+namespace detail {
+extern __thread membership* innermost __attribute__((tls_model("initial-exec")));
+}
+// One TLS load: read on every chunk and on every forwarded call.
+inline membership* current_membership() { return detail::innermost; }
 
 // The same, creating this thread's bookkeeping if needed (for loops outside
 // any parallel region). nullptr when selfsched cannot tell.

@@ -11,14 +11,26 @@
 
 namespace selfsched::omp {
 
+// next_outer()'s answer when the chunk is not available yet.
+inline constexpr chunk outer_pending{0, -1};
+
 class outer_source {
  public:
   virtual ~outer_source() = default;
   // A loop of n iterations starts in this process (once, by one thread).
   virtual void loop_begin(const void* site, iter_t n) = 0;
   // The next outer chunk for this process; size 0 when there is none left.
-  // Calls never overlap, but may come from any thread of the team.
+  // Calls never overlap, but may come from any thread of the team. Once it
+  // has returned size 0 it is not called again for that loop, so every call
+  // concerns the loop most recently begun. A size < 0 (outer_pending) means
+  // "not here yet": the caller releases the loop and asks again, so another
+  // thread (e.g. the one allowed to call MPI) can fetch it.
   virtual chunk next_outer() = 0;
+  // After each chunk a thread takes from the current outer chunk: `left` of
+  // its `size` iterations are not handed out yet. Lets a source ask for the
+  // next outer chunk before this one runs dry (latency hiding). Same
+  // serialization as next_outer().
+  virtual void progress(iter_t /*left*/, iter_t /*size*/) {}
   // Every thread of the team has left the loop (called by the last one).
   virtual void loop_end() = 0;
   // On the installing thread, after each parallel region it started has

@@ -1,0 +1,90 @@
+// Doacross loops, `ordered(n)` with depend(sink: ...) and depend(source)
+// (OpenMP 4.5 sec. 2.13.8), in loops selfsched schedules.
+//
+// clang calls __kmpc_doacross_init before __kmpc_dispatch_init, so a thread
+// keeps its doacross_init arguments (pending) until dispatch_init decides
+// whose loop it is. Ours: the loop slot serves wait/post itself (below).
+// libomp's: the arguments go to libomp's doacross_init then, before any
+// wait. schedule(static) loops never call dispatch_init: their first doacross
+// call hands the arguments to libomp.
+//
+// Bounds. libomp reads kmp_dim as inclusive bounds [lo, up] (its own GOMP
+// shim passes up = count - 1), but clang passes lo = 0, up = the trip count,
+// st = 1. libomp therefore sees one phantom iteration per dimension that
+// nobody posts, and a sink landing on it (depend(sink: i-1, j+1) at the last
+// j) waits forever. For our loops the dispatched trip count tells which
+// convention the compiler used, and a sink outside the real iteration space
+// is satisfied at once, as OpenMP requires.
+//
+// Progress. Each row (one iteration of the dispatched, possibly collapsed,
+// loops) runs on one thread in order, so one counter per row, "inner
+// iterations done", is the whole state: a sink waits for its row's counter
+// to pass it. Under an s-/sw- technique (mechanism S, seed 000 sec. 3) a row
+// publishes its counter only every SI = ceil(inner / #SP) iterations and at
+// its end, instead of at every depend(source).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "libomp_abi.hpp"
+#include "selfsched/core/spec.hpp"
+#include "selfsched/core/technique.hpp"
+
+namespace selfsched::omp {
+
+constexpr int doacross_max_dims = 8;  // deeper nests go to libomp
+
+// One thread's view of the doacross loop it is in (part of its membership).
+struct doacross_thread {
+  enum class state : unsigned char {
+    none,     // no doacross loop of ours: calls go to libomp
+    pending,  // doacross_init seen, dispatch_init not yet
+    ours,     // the current loop slot serves it
+  };
+  state mode = state::none;
+  int dims = 0;
+  kmp_dim bounds[doacross_max_dims];
+  ident_t* loc = nullptr;
+  std::int32_t gtid = 0;
+  // The row this thread last posted in (sinks into it need no waiting),
+  // and where in it the next synchronization point is.
+  iter_t row = -1;
+  iter_t publish_at = 0;
+};
+
+// The shared part, in the loop slot.
+struct doacross_loop {
+  bool active = false;  // set up and served by selfsched
+  int dims = 0;
+  int outer_dims = 1;   // the loops dispatch_init hands out (collapse)
+  // Dimension d: index = (v - first[d]) / step[d], valid in [0, count[d]).
+  iter_t first[doacross_max_dims] = {};
+  iter_t step[doacross_max_dims] = {};
+  iter_t count[doacross_max_dims] = {};
+  iter_t inner = 1;          // iterations of the inner loops per row
+  iter_t publish_every = 1;  // SI under S, else 1
+  int team_size = 1;
+  iter_t stride = 1;         // counters per row (8: one cache line each)
+  std::unique_ptr<std::atomic<iter_t>[]> done;
+  iter_t capacity = 0;       // counters allocated
+};
+
+struct membership;
+
+// Slot set-up, by the thread that sets the slot up: n rows dispatched.
+void doacross_set_up(doacross_loop& loop, const doacross_thread& setter, iter_t n, int team_size,
+                     const schedule_spec& spec, bool fed_from_outside);
+// Every thread, once the slot is ready.
+void doacross_join(doacross_thread& thread, const doacross_loop& loop);
+// dispatch_init did not take the loop: libomp serves its doacross.
+void doacross_not_ours(membership* m);
+
+// The entry points (kmpc.cpp).
+void doacross_init(ident_t* loc, std::int32_t gtid, std::int32_t num_dims, const kmp_dim* dims);
+void doacross_wait(ident_t* loc, std::int32_t gtid, const std::int64_t* vec);
+void doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* vec);
+void doacross_fini(ident_t* loc, std::int32_t gtid);
+
+}  // namespace selfsched::omp

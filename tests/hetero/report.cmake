@@ -1,0 +1,83 @@
+# selfsched-report on the profile of a real run: the table names the loop,
+# the SVG files are well-formed XML, the Gantt chart has one bar per chunk
+# and the busy chart one bar per thread and part.
+#
+#   cmake -DREPORT=exe -DPROGRAM=synthetic -DLIB=libselfsched.so -DWORK=dir [-DXMLLINT=exe] -P report.cmake
+set(profile ${WORK}/report_profile.json)
+set(charts ${WORK}/report_charts)
+file(REMOVE_RECURSE ${charts})
+file(REMOVE ${profile})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=w-gss
+    SELFSCHED_SIA=off SELFSCHED_PROFILE=${profile} SELFSCHED_PROFILE_CHUNKS=1
+    ${PROGRAM} --n 3000 --work 20 --profile random
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${profile})
+  message(FATAL_ERROR "the profiled run failed (exit ${rc}):\n${out}\n${err}")
+endif()
+
+execute_process(COMMAND ${REPORT} --out ${charts} ${profile} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+message(STATUS "${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "selfsched-report failed (exit ${rc})")
+endif()
+foreach(expected "synthetic.cpp:[0-9]+ in main" "instance 0  w-gss  n=3000  p=2  makespan [0-9.]+ s  imbalance max/mean"
+                 "thread  cpu  power mean Q +iterations  chunks" "charts: .*-gantt.svg .*-busy.svg")
+  if(NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "the report lacks '${expected}'")
+  endif()
+endforeach()
+
+# One bar per chunk of the loop, one bar per thread and part.
+file(READ ${profile} text)
+string(JSON chunks LENGTH "${text}" sites 0 loops 0 chunks)
+file(GLOB gantt ${charts}/*-gantt.svg)
+file(GLOB busy ${charts}/*-busy.svg)
+list(LENGTH gantt files)
+if(NOT files EQUAL 1 OR NOT busy)
+  message(FATAL_ERROR "expected one Gantt and one busy chart in ${charts}, found: ${gantt} ${busy}")
+endif()
+file(READ ${gantt} svg)
+string(REGEX MATCHALL "<rect class=\"chunk\"" bars "${svg}")
+list(LENGTH bars bar_count)
+if(NOT bar_count EQUAL chunks)
+  message(FATAL_ERROR "the Gantt chart has ${bar_count} chunk bars for the profile's ${chunks} chunks")
+endif()
+file(READ ${busy} svg)
+foreach(part busy scheduling wait)
+  string(REGEX MATCHALL "<rect class=\"${part}\"" bars "${svg}")
+  list(LENGTH bars bar_count)
+  if(NOT bar_count EQUAL 2)
+    message(FATAL_ERROR "the busy chart has ${bar_count} '${part}' bars for 2 threads")
+  endif()
+endforeach()
+
+# Well-formed XML: xmllint when there is one, else the shape of the file.
+foreach(file ${gantt} ${busy})
+  if(XMLLINT)
+    execute_process(COMMAND ${XMLLINT} --noout ${file} ERROR_VARIABLE err RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${file} is not well-formed XML:\n${err}")
+    endif()
+  else()
+    file(READ ${file} svg)
+    if(NOT svg MATCHES "^<\\?xml [^\n]*\n<svg xmlns=\"http://www.w3.org/2000/svg\"" OR NOT svg MATCHES "</svg>\n$")
+      message(FATAL_ERROR "${file} does not look like an SVG document")
+    endif()
+  endif()
+endforeach()
+
+# Bad input: one message naming it, status 2.
+execute_process(COMMAND ${REPORT} --bogus ${profile} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown option '--bogus'; valid: --loop, --all, --out, --no-charts, --help")
+  message(FATAL_ERROR "--bogus: expected status 2 and the valid options, got ${rc}: ${err}")
+endif()
+
+# --loop picks by site and instance; a site that is not there is an error.
+execute_process(COMMAND ${REPORT} --loop "synthetic.cpp#0" --no-charts ${profile} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "instance 0  w-gss" OR out MATCHES "charts:")
+  message(FATAL_ERROR "--loop synthetic.cpp#0 --no-charts: exit ${rc}\n${out}")
+endif()
+execute_process(COMMAND ${REPORT} --loop nowhere.cpp ${profile} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "no loop matches --loop")
+  message(FATAL_ERROR "--loop nowhere.cpp: expected status 1 and 'no loop matches', got ${rc}: ${err}")
+endif()

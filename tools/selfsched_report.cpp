@@ -1,0 +1,382 @@
+// selfsched-report: reads a profile written by libselfsched
+// (SELFSCHED_PROFILE=path, SELFSCHED_PROFILE_CHUNKS=1 for the Gantt chart)
+// and shows how balanced each loop was.
+//
+//   selfsched-report profile.json                      # longest instance of every loop site
+//   selfsched-report --loop mandelbrot.cpp:57#3 --out charts profile.json
+//
+// In the terminal: per loop the technique, n, p, makespan, imbalance (max /
+// mean busy time, coefficient of variation, percent imbalance) and per thread
+// its CPU, power, mean run queue, iterations, chunks, busy, scheduling and
+// wait times. As SVG files: a Gantt chart of the chunks (one bar per chunk,
+// one row per thread, like the seeds' schedule figures) and the busy time of
+// each thread.
+//
+// The SVG is written by hand (a few dozen lines below) rather than through
+// gnuplot or matplotlib: the charts are rectangles and text, SVG needs no
+// library, and the tool then runs wherever libselfsched does.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* usage =
+    "usage: selfsched-report [--loop SITE[#INSTANCE]]... [--all] [--out DIR] [--no-charts] profile.json\n"
+    "  --loop SITE[#K]  loops whose site (file:line) or function contains SITE: instance K, else the\n"
+    "                   longest one (repeatable; default: the longest instance of every site)\n"
+    "  --all            every instance kept in the profile\n"
+    "  --out DIR        where the SVG charts go (default: PROFILE without .json, plus -charts)\n"
+    "  --no-charts      the table only\n";
+
+[[noreturn]] void fail(const std::string& message, int status = 2) {
+  std::cerr << "selfsched-report: " << message << '\n';
+  std::exit(status);
+}
+
+// ---------------------------------------------------------------- SVG ----
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string number(double x, int decimals = 2) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, x);
+  return text;
+}
+
+class svg {
+ public:
+  svg(double width, double height) : width_(width), height_(height) {}
+
+  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view css_class = {},
+            std::string_view title = {}) {
+    body_ << "<rect";
+    if (!css_class.empty()) body_ << " class=\"" << css_class << '"';
+    body_ << " x=\"" << number(x) << "\" y=\"" << number(y) << "\" width=\"" << number(std::max(w, 0.5))
+          << "\" height=\"" << number(h) << "\" fill=\"" << fill << '"';
+    if (title.empty()) body_ << "/>\n";
+    else body_ << "><title>" << escape(title) << "</title></rect>\n";
+  }
+  void line(double x1, double y1, double x2, double y2, std::string_view stroke) {
+    body_ << "<line x1=\"" << number(x1) << "\" y1=\"" << number(y1) << "\" x2=\"" << number(x2) << "\" y2=\""
+          << number(y2) << "\" stroke=\"" << stroke << "\"/>\n";
+  }
+  void text(double x, double y, std::string_view s, std::string_view anchor = "start", int size = 12,
+            std::string_view fill = "#222") {
+    body_ << "<text x=\"" << number(x) << "\" y=\"" << number(y) << "\" text-anchor=\"" << anchor
+          << "\" font-size=\"" << size << "\" fill=\"" << fill << "\">" << escape(s) << "</text>\n";
+  }
+  bool save(const std::filesystem::path& path) const {
+    std::ofstream out(path);
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(width_, 0) << "\" height=\""
+        << number(height_, 0) << "\" viewBox=\"0 0 " << number(width_, 0) << ' ' << number(height_, 0)
+        << "\" font-family=\"sans-serif\">\n"
+        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        << body_.str() << "</svg>\n";
+    return static_cast<bool>(out);
+  }
+
+ private:
+  double width_, height_;
+  std::ostringstream body_;
+};
+
+// Tick step of 1, 2 or 5 x 10^k giving at most about 8 ticks up to `span`.
+double tick_step(double span) {
+  if (span <= 0) return 1;
+  const double rough = span / 8;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * magnitude >= rough) return m * magnitude;
+  return 10 * magnitude;
+}
+
+// A time axis from 0 to `span` seconds under the plot area.
+void time_axis(svg& chart, double left, double right, double y, double span) {
+  chart.line(left, y, right, y, "#444");
+  const double step = tick_step(span);
+  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step))));
+  for (double t = 0; t <= span * (1 + 1e-9); t += step) {
+    const double x = left + (right - left) * t / span;
+    chart.line(x, y, x, y + 5, "#444");
+    chart.text(x, y + 18, number(t, decimals), "middle", 11);
+  }
+  chart.text((left + right) / 2, y + 34, "time (s)", "middle", 12);
+}
+
+// Distinct hues per thread; chunks alternate light and dark within a row so
+// that neighbours stay apart.
+std::string thread_colour(int thread, bool alternate) {
+  const double hue = std::fmod(thread * 137.508, 360.0);
+  return "hsl(" + number(hue, 0) + "," + (alternate ? "55%,62%)" : "60%,45%)");
+}
+
+// ------------------------------------------------------------ profile ----
+
+struct thread_row {
+  int thread = 0, cpu = -1;
+  double power = 1, mean_queue = 1, busy = 0, scheduling = 0, wait = 0;
+  long long iterations = 0, chunks = 0;
+};
+
+std::vector<thread_row> threads_of(const json& loop) {
+  std::vector<thread_row> rows;
+  for (const json& t : loop.value("threads", json::array())) {
+    thread_row r;
+    r.thread = t.value("thread", 0);
+    r.cpu = t.value("cpu", -1);
+    r.power = t.value("power", 1.0);
+    r.mean_queue = t.value("mean_queue", 1.0);
+    r.iterations = t.value("iterations", 0LL);
+    r.chunks = t.value("chunks", 0LL);
+    r.busy = t.value("busy_s", 0.0);
+    r.scheduling = t.value("scheduling_s", 0.0);
+    r.wait = t.value("wait_s", 0.0);
+    rows.push_back(r);
+  }
+  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.thread < b.thread; });
+  return rows;
+}
+
+std::string row_label(const thread_row& t) {
+  return "T" + std::to_string(t.thread) + " cpu" + std::to_string(t.cpu) + " VP " + number(t.power) + " Q " +
+         number(t.mean_queue, 1);
+}
+
+// Charts name the site by file name and line only: directories make titles long.
+std::string loop_title(const json& site, const json& loop) {
+  const std::string where = site.value("site", "?");
+  return where.substr(where.find_last_of('/') + 1) + "  " + loop.value("technique", "?") + "  n=" +
+         std::to_string(loop.value("n", 0LL)) + "  p=" + std::to_string(loop.value("p", 0)) + "  instance " +
+         std::to_string(loop.value("instance", 0));
+}
+
+constexpr double left_margin = 190, right_margin = 30, top_margin = 50, row_height = 26, row_gap = 8;
+constexpr double chart_width = 1000;
+
+// One bar per chunk, one row per thread; the number in a bar is its size.
+bool gantt_chart(const json& site, const json& loop, const std::filesystem::path& path) {
+  const std::vector<thread_row> threads = threads_of(loop);
+  const json& chunks = loop["chunks"];
+  double span = loop.value("makespan_s", 0.0);
+  for (const json& c : chunks) span = std::max(span, c.value("end_s", 0.0));
+  if (span <= 0) span = 1e-9;
+  const double plot_bottom = top_margin + static_cast<double>(threads.size()) * (row_height + row_gap);
+  svg chart(chart_width, plot_bottom + 50);
+  chart.text(left_margin, 22, "Chunks over time: " + loop_title(site, loop), "start", 14);
+  chart.text(left_margin, 40, "one bar per chunk (the number is its size); hover for iterations and times", "start",
+             11, "#555");
+  const double right = chart_width - right_margin, scale = (right - left_margin) / span;
+  auto row_of = [&](int thread) {
+    for (std::size_t i = 0; i < threads.size(); ++i)
+      if (threads[i].thread == thread) return static_cast<double>(i);
+    return 0.0;
+  };
+  for (const thread_row& t : threads)
+    chart.text(left_margin - 8, top_margin + row_of(t.thread) * (row_height + row_gap) + row_height * 0.65,
+               row_label(t), "end", 11);
+  std::vector<int> seen(threads.size() + 1, 0);
+  for (const json& c : chunks) {
+    const int thread = c.value("thread", 0);
+    const double row = row_of(thread);
+    const double begin = c.value("begin_s", 0.0), end = c.value("end_s", 0.0);
+    const long long start = c.value("start", 0LL), size = c.value("size", 0LL);
+    const double x = left_margin + begin * scale, w = (end - begin) * scale;
+    const double y = top_margin + row * (row_height + row_gap);
+    const bool alternate = seen[static_cast<std::size_t>(row)]++ % 2 == 1;
+    chart.rect(x, y, w, row_height, thread_colour(thread, alternate), "chunk",
+               "thread " + std::to_string(thread) + ": iterations " + std::to_string(start) + ".." +
+                   std::to_string(start + size - 1) + " (" + std::to_string(size) + "), " + number(begin, 6) +
+                   " - " + number(end, 6) + " s");
+    const std::string label = std::to_string(size);
+    if (w > 7.0 * static_cast<double>(label.size()) + 4)
+      chart.text(x + w / 2, y + row_height * 0.65, label, "middle", 10, "white");
+  }
+  time_axis(chart, left_margin, right, plot_bottom, span);
+  return chart.save(path);
+}
+
+// Busy, scheduling and wait time of each thread, stacked, over the makespan.
+bool busy_chart(const json& site, const json& loop, const std::filesystem::path& path) {
+  const std::vector<thread_row> threads = threads_of(loop);
+  double span = loop.value("makespan_s", 0.0);
+  for (const thread_row& t : threads) span = std::max(span, t.busy + t.scheduling + std::max(0.0, t.wait));
+  if (span <= 0) span = 1e-9;
+  const double plot_bottom = top_margin + static_cast<double>(threads.size()) * (row_height + row_gap);
+  svg chart(chart_width, plot_bottom + 50);
+  chart.text(left_margin, 22, "Busy time per thread: " + loop_title(site, loop), "start", 14);
+  const double right = chart_width - right_margin, scale = (right - left_margin) / span;
+  const struct {
+    const char* name;
+    const char* colour;
+  } parts[] = {{"busy", "#3b6fb6"}, {"scheduling", "#e08a2c"}, {"wait", "#c9c9c9"}};
+  for (int i = 0; i < 3; ++i) {
+    const double x = left_margin + 150.0 * i;
+    chart.rect(x, 32, 12, 12, parts[i].colour);
+    chart.text(x + 17, 42, parts[i].name, "start", 11);
+  }
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    const thread_row& t = threads[i];
+    const double y = top_margin + static_cast<double>(i) * (row_height + row_gap);
+    chart.text(left_margin - 8, y + row_height * 0.65, row_label(t), "end", 11);
+    const double lengths[] = {t.busy, t.scheduling, std::max(0.0, t.wait)};
+    double x = left_margin;
+    for (int k = 0; k < 3; ++k) {
+      const double w = lengths[k] * scale;
+      chart.rect(x, y, w, row_height, parts[k].colour, parts[k].name,
+                 "thread " + std::to_string(t.thread) + " " + parts[k].name + ": " + number(lengths[k], 6) + " s");
+      x += w;
+    }
+  }
+  time_axis(chart, left_margin, right, plot_bottom, span);
+  return chart.save(path);
+}
+
+// "examples/mandelbrot.cpp:57" -> "mandelbrot.cpp_57": a file name.
+std::string file_stem(const std::string& site) {
+  std::string name = site.substr(site.find_last_of('/') == std::string::npos ? 0 : site.find_last_of('/') + 1);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return name;
+}
+
+void print_loop(const json& loop) {
+  std::printf("  instance %d  %s  n=%lld  p=%d  makespan %.6f s  imbalance max/mean %.3f  CoV %.3f  %.1f %%  "
+              "scheduling %.6f s\n",
+              loop.value("instance", 0), loop.value("technique", "?").c_str(), loop.value("n", 0LL),
+              loop.value("p", 0), loop.value("makespan_s", 0.0), loop.value("imbalance_max_over_mean", 1.0),
+              loop.value("imbalance_cov", 0.0), loop.value("imbalance_percent", 0.0),
+              loop.value("scheduling_overhead_s", 0.0));
+  std::printf("  %6s %4s %6s %6s %12s %7s %10s %10s %10s\n", "thread", "cpu", "power", "mean Q", "iterations",
+              "chunks", "busy s", "sched s", "wait s");
+  for (const thread_row& t : threads_of(loop))
+    std::printf("  %6d %4d %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f\n", t.thread, t.cpu, t.power, t.mean_queue,
+                t.iterations, t.chunks, t.busy, t.scheduling, t.wait);
+}
+
+struct selection {
+  std::string site;  // substring of site or function
+  int instance = -1; // -1: the longest
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<selection> wanted;
+  bool all = false, charts = true;
+  std::string profile_path, out_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view option = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) fail(std::string(option) + " needs a value\n" + usage);
+      return argv[++i];
+    };
+    if (option == "--loop") {
+      const std::string text = value();
+      selection s{text, -1};
+      if (const auto hash = text.rfind('#'); hash != std::string::npos) {
+        s.site = text.substr(0, hash);
+        const std::string_view k = std::string_view(text).substr(hash + 1);
+        const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), s.instance);
+        if (ec != std::errc{} || end != k.data() + k.size() || s.instance < 0)
+          fail("--loop '" + text + "': the instance after # is not an integer >= 0");
+      }
+      wanted.push_back(s);
+    } else if (option == "--all") all = true;
+    else if (option == "--out") out_dir = value();
+    else if (option == "--no-charts") charts = false;
+    else if (option == "--help" || option == "-h") return std::cout << usage, 0;
+    else if (!option.empty() && option[0] == '-')
+      fail("unknown option '" + std::string(option) + "'; valid: --loop, --all, --out, --no-charts, --help");
+    else if (profile_path.empty()) profile_path = option;
+    else fail("one profile at a time; got '" + profile_path + "' and '" + std::string(option) + "'");
+  }
+  if (profile_path.empty()) fail(std::string("no profile given\n") + usage);
+
+  std::ifstream in(profile_path);
+  if (!in) fail("cannot read '" + profile_path + "'", 1);
+  const json profile = json::parse(in, nullptr, false);
+  if (profile.is_discarded() || !profile.contains("sites") || !profile["sites"].is_array())
+    fail("'" + profile_path + "' is not a selfsched profile (written with SELFSCHED_PROFILE=path)", 1);
+  if (out_dir.empty()) {
+    std::filesystem::path p(profile_path);
+    out_dir = (p.parent_path() / (p.stem().string() + "-charts")).string();
+  }
+
+  std::printf("%s: VP from %s\n", profile_path.c_str(), profile.value("powers_from", "?").c_str());
+  int shown = 0;
+  for (const json& site : profile["sites"]) {
+    const json& loops = site["loops"];
+    if (loops.empty()) continue;
+    const std::string where = site.value("site", "?"), function = site.value("function", "");
+    // Which instances of this site to show.
+    std::vector<const json*> chosen;
+    const auto longest = [&] {
+      const json* best = &loops[0];
+      for (const json& l : loops)
+        if (l.value("makespan_s", 0.0) > best->value("makespan_s", 0.0)) best = &l;
+      return best;
+    };
+    if (all) {
+      for (const json& l : loops) chosen.push_back(&l);
+    } else if (wanted.empty()) {
+      chosen.push_back(longest());
+    } else {
+      for (const selection& s : wanted) {
+        if (where.find(s.site) == std::string::npos && function.find(s.site) == std::string::npos) continue;
+        if (s.instance < 0) chosen.push_back(longest());
+        for (const json& l : loops)
+          if (s.instance >= 0 && l.value("instance", -1) == s.instance) chosen.push_back(&l);
+      }
+    }
+    if (chosen.empty()) continue;
+    std::printf("\n%s%s%s: %lld instance(s), mean makespan %.6f s\n", where.c_str(), function.empty() ? "" : " in ",
+                function.c_str(), site.value("instances", 0LL), site.value("mean_makespan_s", 0.0));
+    for (const json* loop : chosen) {
+      print_loop(*loop);
+      ++shown;
+      if (!charts) continue;
+      std::error_code ec;
+      std::filesystem::create_directories(out_dir, ec);
+      if (ec) fail("cannot create --out '" + out_dir + "': " + ec.message(), 1);
+      const std::string stem = file_stem(where) + "-i" + std::to_string(loop->value("instance", 0));
+      const std::filesystem::path busy = std::filesystem::path(out_dir) / (stem + "-busy.svg");
+      if (!busy_chart(site, *loop, busy)) fail("cannot write " + busy.string(), 1);
+      std::string written = busy.string();
+      if (loop->contains("chunks")) {
+        const std::filesystem::path gantt = std::filesystem::path(out_dir) / (stem + "-gantt.svg");
+        if (!gantt_chart(site, *loop, gantt)) fail("cannot write " + gantt.string(), 1);
+        written = gantt.string() + " " + written;
+      } else {
+        written += " (no Gantt chart: run with SELFSCHED_PROFILE_CHUNKS=1)";
+      }
+      std::printf("  charts: %s\n", written.c_str());
+    }
+  }
+  if (shown == 0) fail(wanted.empty() ? "the profile holds no loop" : "no loop matches --loop", 1);
+  return 0;
+}
