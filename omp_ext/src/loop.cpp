@@ -63,9 +63,9 @@ void set_up(loop_slot& slot, const ident_t* site, const active_schedule& techniq
   slot.finished.store(0, std::memory_order_relaxed);
   slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
   slot.uses_queue = technique.spec.weighted || technique.spec.base->kind == technique_kind::weighted;
-  slot.plan.reset();
   slot.serial.reset();
   if (slot.outer != nullptr) {
+    slot.plan.reset();
     // Nothing local yet: the first claim fetches the first outer chunk.
     slot.params = lp;
     slot.spec = technique.spec;
@@ -75,7 +75,14 @@ void set_up(loop_slot& slot, const ident_t* site, const active_schedule& techniq
     slot.outer->loop_begin(site, n);
     return;
   }
-  if (is_fixed(technique.spec)) slot.plan = chunk_plan::build(*make_schedule(technique.spec, lp), lp);
+  // A loop run again with the same shape (every time step of a simulation)
+  // reuses its plan: setting a loop up then costs no allocation.
+  if (!is_fixed(technique.spec)) {
+    slot.plan.reset();
+  } else if (const plan_key key = plan_key::of(technique.spec, lp); !slot.plan || !(slot.planned == key)) {
+    slot.plan = chunk_plan::build(*make_schedule(technique.spec, lp), lp);
+    slot.planned = key;
+  }
   // Not fixed, or too long a plan (build() used up its technique): served in order.
   if (!slot.plan) slot.serial = std::make_unique<scheduler>(make_schedule(technique.spec, lp), lp);
   slot.plain_plan = slot.plan && !slot.profile && !slot.adaptive && !slot.uses_queue;
@@ -141,8 +148,7 @@ void leave_loop(membership& m, std::int64_t now) {
 
 void team_state::reset() {
   for (int i = 0; i < loop_ring_size; ++i) {
-    slots[i].serial.reset();
-    slots[i].plan.reset();
+    slots[i].serial.reset();  // plans stay: the next region may run the same loops
     slots[i].sequence.store(free_for(static_cast<std::uint64_t>(i)), std::memory_order_relaxed);
   }
   outer = nullptr;

@@ -28,6 +28,19 @@ namespace selfsched::omp {
 
 constexpr int loop_ring_size = 16;
 
+// What a fixed technique's chunk_plan depends on.
+struct plan_key {
+  const technique_info* base = nullptr;
+  iter_t n = 0, chunk = 0, min_chunk = 0, max_chunk = 0;
+  int p = 0;
+  double mu = 0, sigma = 0, overhead = 0;
+  std::uint64_t seed = 0;
+  bool operator==(const plan_key&) const = default;
+  static plan_key of(const schedule_spec& spec, const loop_params& lp) {
+    return {spec.base, lp.n, lp.chunk, lp.min_chunk, lp.max_chunk, lp.p, lp.mu, lp.sigma, lp.overhead, lp.seed};
+  }
+};
+
 struct alignas(64) loop_slot {
   // 3 * instance + {0: free for it, 1: being set up, 2: ready}.
   std::atomic<std::uint64_t> sequence{0};
@@ -36,6 +49,7 @@ struct alignas(64) loop_slot {
   iter_t n = 0;
   int team_size = 1;
   std::optional<chunk_plan> plan;      // fixed techniques: one fetch-and-add per claim
+  plan_key planned;                    // what `plan` was built for
   std::unique_ptr<scheduler> serial;   // weighted and adaptive: a short critical section
   bool adaptive = false;
   bool uses_queue = false;             // weighted: each request carries Q_k (runqueue.hpp)
