@@ -5,25 +5,10 @@
 // random arrays). It is the adjoint (transpose) of the convolution
 // y[j] = sum_{i<=j} c[j-i] x[i]. --order increasing runs the same triangle
 // from the cheap end, for the increasing-cost profile.
-#include <cfloat>
-#include <cmath>
-
+#include "adjoint_convolution.hpp"
 #include "common.hpp"
 
-namespace {
-
-struct adjoint_convolution {
-  std::vector<double> b, c;
-
-  std::int64_t size() const { return static_cast<std::int64_t>(b.size()); }
-  double element(std::int64_t i) const {
-    double sum = 0;
-    for (std::int64_t j = i; j < size(); ++j) sum += b[j] * c[j - i];
-    return sum;
-  }
-};
-
-}  // namespace
+using example::adjoint_convolution;
 
 int main(int argc, char** argv) {
   std::int64_t n = 20000, seed = 1;
@@ -40,13 +25,7 @@ int main(int argc, char** argv) {
   cli.parse(argc, argv);
   if (n > 100'000'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 100000000");
 
-  adjoint_convolution conv{std::vector<double>(n), std::vector<double>(n)};
-  const example::random_stream random_b(seed, 1), random_c(seed, 2);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t j = 0; j < n; ++j) {
-    conv.b[j] = 2 * random_b.unit(j) - 1;
-    conv.c[j] = 2 * random_c.unit(j) - 1;
-  }
+  const adjoint_convolution conv = adjoint_convolution::random(n, seed);
   const bool increasing = order == "increasing";
   const auto element_of = [&](std::int64_t k) { return increasing ? n - 1 - k : k; };
 
@@ -59,22 +38,7 @@ int main(int argc, char** argv) {
   const double seconds = example::now_seconds() - start;
 
   example::report r("adjoint_convolution");
-  for (const std::int64_t i : example::lines_to_check(n, verify))
-    r.expect(a[i] == conv.element(i), "a[" + std::to_string(i) + "] differs from the serial computation");
-  // Every element at once, independently of element(): summing over i first,
-  // sum_i a[i] = sum_j b[j] * sum_{d<=j} c[d]. Equal up to rounding: a small
-  // multiple of n * eps * sum_j |b[j]| * sum_{d<=j} |c[d]|.
-  double total = 0, identity = 0, bound = 0, prefix = 0, abs_prefix = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    total += a[j];
-    prefix += conv.c[j];
-    abs_prefix += std::fabs(conv.c[j]);
-    identity += conv.b[j] * prefix;
-    bound += std::fabs(conv.b[j]) * abs_prefix;
-  }
-  bound *= 4.0 * n * DBL_EPSILON;
-  r.expect(std::fabs(total - identity) <= bound, "sum of a is " + std::to_string(total) + ", expected " +
-                                                     std::to_string(identity) + " within " + std::to_string(bound));
+  example::check_result(conv, a, verify, r);
 
   example::checksum sum;
   sum.add(a);

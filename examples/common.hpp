@@ -275,6 +275,14 @@ class loop_monitor {
     std::atomic_ref<std::uint32_t>(runs_[static_cast<std::size_t>(i)]).fetch_add(1, std::memory_order_relaxed);
   }
 
+  // How often each iteration ran here (the MPI examples add them up across ranks).
+  std::vector<std::uint32_t>& runs() { return runs_; }
+  double busy_total() const {
+    double total = 0;
+    for (const auto& t : threads_) total += t.busy_s;
+    return total;
+  }
+
   // Empty when every iteration ran exactly once.
   std::string coverage_problem() const {
     std::size_t wrong = 0, first = 0;

@@ -9,41 +9,11 @@
 #include <cmath>
 
 #include "common.hpp"
+#include "mandelbrot.hpp"
 
 namespace {
 
-struct mandelbrot {
-  std::int64_t width = 640, height = 480, max_iter = 1000;
-  std::vector<double> domain = {-2.0, 1.25, -1.25, 1.25};  // x0, x1, y0, y1: seed 000's window
-  bool by_columns = false;
-
-  std::int64_t lines() const { return by_columns ? width : height; }
-  std::int64_t line_length() const { return by_columns ? height : width; }
-
-  // Steps of z <- z^2 + c from z = 0 until |z| > 2, at most max_iter.
-  std::uint32_t escape_count(std::int64_t x, std::int64_t y) const {
-    const double cx = domain[0] + (x + 0.5) * (domain[1] - domain[0]) / width;
-    const double cy = domain[3] - (y + 0.5) * (domain[3] - domain[2]) / height;
-    double zx = 0, zy = 0;
-    std::int64_t k = 0;
-    for (; k < max_iter && zx * zx + zy * zy <= 4.0; ++k) {
-      const double next_x = zx * zx - zy * zy + cx;
-      zy = 2 * zx * zy + cy;
-      zx = next_x;
-    }
-    return static_cast<std::uint32_t>(k);
-  }
-
-  // Pixel k of `line` goes to out[k * stride]. The image is row-major.
-  void compute_line(std::int64_t line, std::uint32_t* out, std::int64_t stride) const {
-    for (std::int64_t k = 0; k < line_length(); ++k)
-      out[k * stride] = by_columns ? escape_count(line, k) : escape_count(k, line);
-  }
-  std::uint32_t* line_start(std::vector<std::uint32_t>& image, std::int64_t line) const {
-    return image.data() + (by_columns ? line : line * width);
-  }
-  std::int64_t line_stride() const { return by_columns ? width : 1; }
-};
+using example::mandelbrot;
 
 // Escape count to colour: black inside the set, a smooth ramp outside.
 void write_png(const mandelbrot& m, const std::vector<std::uint32_t>& image, const std::string& path, example::report& r) {
@@ -102,17 +72,7 @@ int main(int argc, char** argv) {
   const double seconds = example::now_seconds() - start;
 
   example::report r("mandelbrot");
-  std::vector<std::uint32_t> expected(m.line_length());
-  for (const std::int64_t line : example::lines_to_check(lines, verify)) {
-    m.compute_line(line, expected.data(), 1);
-    const std::uint32_t* got = m.line_start(image, line);
-    for (std::int64_t k = 0; k < m.line_length(); ++k)
-      if (got[k * m.line_stride()] != expected[k]) {
-        r.expect(false, "line " + std::to_string(line) + " differs from the serial computation at pixel " +
-                            std::to_string(k));
-        break;
-      }
-  }
+  example::check_lines(m, image, verify, r);
   std::uint64_t steps = 0;
   for (const std::uint32_t count : image) steps += count;
   if (!png_path.empty()) write_png(m, image, png_path, r);

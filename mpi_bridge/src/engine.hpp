@@ -1,0 +1,140 @@
+// The outer_source behind a region: where a rank's outer chunks come from.
+//
+// Thread levels. Under MPI_THREAD_MULTIPLE any thread of the team may call
+// MPI (under the engine's lock), and serving ranks answer requests from a
+// progress thread. Under FUNNELED, SERIALIZED or SINGLE only the thread that
+// created the region (it is thread 0 of the teams it starts) calls MPI: the
+// other threads never do; when one of them finds the current outer chunk
+// exhausted before the next has arrived, next_outer() answers
+// outer_pending, the binding lets go of the loop, and thread 0 fetches the
+// chunk at its next claim. Serving ranks then answer requests between their
+// own chunks (inline), on every claim of thread 0.
+//
+// Checkpoints. After each parallel region that ran shared loops (and after a
+// shared loop outside parallel regions), and when the region ends, the ranks
+// compare where they are with one non-blocking allreduce, serving requests
+// while it completes. Equal: every rank has finished those loops, so results
+// can move and the servers forget them. Different (a rank skipped a loop, or
+// ran it with other bounds): one message naming the ranks, and the job stops.
+#pragma once
+
+#include <mpi.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "protocol.hpp"
+#include "rma.hpp"
+#include "selfsched/core/spec.hpp"
+#include "selfsched/mpi.hpp"
+#include "selfsched/outer_source.hpp"
+#include "server.hpp"
+#include "settings.hpp"
+
+namespace selfsched::mpi::detail {
+
+// This rank's view of one shared loop.
+struct client_loop {
+  std::uint64_t index = 0;
+  iter_t n = 0;
+  std::uint64_t site = 0;
+  const void* site_ident = nullptr;
+  std::vector<chunk> own;  // the outer chunks this rank ran, for result movement
+  chunk next{};            // the chunk after the current one, when has_next
+  bool has_next = false;
+  bool done = false;       // no more chunks for this rank
+  bool asked = false;      // a request is out
+  bool wanted = false;     // a thread that may not call MPI wants a request sent
+  bool ended = false;      // every thread of the team has left the loop
+  chunk current{};         // the outer chunk the threads are splitting
+  std::int64_t current_since = 0;
+  iter_t report_size = 0;  // the last finished outer chunk, for adaptive outer techniques
+  std::int64_t report_ns = 0;
+  std::int64_t request[request_msg::length] = {};
+  std::int64_t reply[reply_length] = {};
+  MPI_Request request_handle = MPI_REQUEST_NULL, reply_handle = MPI_REQUEST_NULL;
+};
+
+class engine final : public omp::outer_source, public server_host {
+ public:
+  engine(MPI_Comm comm, options opts);  // collective
+  ~engine() override;                           // collective
+
+  void loop_begin(const void* site, iter_t n) override;
+  chunk next_outer() override;
+  void progress(iter_t left, iter_t size) override;
+  void loop_end() override;
+  void parallel_end() override;
+
+  statistics stats() const;
+  const std::vector<double>& weights() const { return weights_; }
+
+ private:
+  enum phase : std::int64_t { after_loops = 1, region_end = 2 };
+
+  void deliver(std::uint64_t index, chunk c) override;
+  [[noreturn]] void fatal(const std::string& message) override;
+
+  void choose_configuration(const options& opts);
+  void set_up_transport();
+  void set_up_hierarchy(server_roles& roles);
+  void choose_inner_technique();
+
+  bool may_call_mpi() const { return !funneled_ || pthread_equal(pthread_self(), owner_); }
+  void ask(client_loop& loop);    // sends (or queues) the request for the loop's next chunk
+  void poll(client_loop& loop);   // receives its answer if it has come
+  void serve_inline(bool rate_limited);
+  chunk take_next(client_loop& loop);
+  client_loop* find(std::uint64_t index);
+
+  void checkpoint(phase at);
+  void wait_for(MPI_Request& request);
+  [[noreturn]] void report_mismatch(const std::int64_t* mine, const std::string& where);
+  void move_results(const client_loop& loop);
+  void serve_forever();
+  void print_stats() const;
+
+  // Configuration (rank 0's choices, broadcast).
+  MPI_Comm user_comm_;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // our duplicate: no tag of ours can meet the application's
+  int rank_ = 0, size_ = 1;
+  int level_ = MPI_THREAD_SINGLE;
+  pthread_t owner_;
+  bool funneled_ = true;
+  transport_kind transport_ = transport_kind::master;
+  std::string outer_text_;
+  schedule_spec outer_;
+  loop_params base_;  // p = ranks, powers = rank weights
+  std::vector<double> weights_;
+  double prefetch_ = 0;
+  bool prefetching_ = false;
+  bool stats_ = false;
+  options opts_;
+
+  std::mutex mutex_;  // everything below, and every MPI call of ours but the collectives of movement
+  std::deque<client_loop> loops_;  // begun and not yet checkpointed, oldest first
+  std::uint64_t begun_ = 0;
+  int parent_ = 0;  // whom this rank asks for chunks (master, hier: its node master)
+  std::unique_ptr<server> server_;
+  std::unique_ptr<rma_counter> rma_;
+  bool serve_inline_ = false;
+  bool local_asks_free_ = false;  // this rank's own requests need no MPI (the master's)
+  std::int64_t last_serve_ns_ = 0;
+  std::thread progress_thread_;
+  std::atomic<bool> stop_{false};
+  omp::outer_source* previous_ = nullptr;
+  bool set_inner_ = false;
+
+  // Statistics.
+  std::uint64_t loops_done_ = 0, outer_chunks_ = 0;
+  iter_t iterations_ = 0;
+  std::int64_t wait_ns_ = 0;
+};
+
+}  // namespace selfsched::mpi::detail

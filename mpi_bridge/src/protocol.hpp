@@ -1,0 +1,48 @@
+// The messages of the two-sided transports, on the region's own
+// communicator (a duplicate of the user's, so no tag can meet the
+// application's). All are arrays of int64.
+//
+//   request  rank -> its master           index, n, site, reported size, reported ns
+//   reply    master -> rank               index, start, size            (size 0: no more)
+//   refill   node master -> supermaster   index, n, site, then (rank, size, ns) reports
+//   batch    supermaster -> node master   index, then (rank, start, size) chunks (none: no more)
+//
+// `index` counts the region's shared loops on the sending rank; `n` and the
+// source site let the receiver check that every rank is in the same loop
+// (seed 004, Sect. 3.2: the master keeps a request queue and answers each
+// request with the next chunk of the technique).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "selfsched/core/technique.hpp"
+
+namespace selfsched::mpi::detail {
+
+enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4 };
+
+// A rank's request for its next outer chunk. `reported_*`: the outer chunk
+// it finished last and how long its threads took (adaptive outer techniques
+// learn from it; 0 when there is nothing to report).
+struct request_msg {
+  std::uint64_t index = 0;
+  iter_t n = 0;
+  std::uint64_t site = 0;
+  iter_t reported_size = 0;
+  std::int64_t reported_ns = 0;
+
+  static constexpr int length = 5;
+  std::array<std::int64_t, length> pack() const {
+    return {static_cast<std::int64_t>(index), n, static_cast<std::int64_t>(site), reported_size, reported_ns};
+  }
+  static request_msg unpack(const std::int64_t* m) {
+    return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4]};
+  }
+};
+
+constexpr int reply_length = 3;
+constexpr int refill_header = 3;  // index, n, site; then triples
+constexpr int batch_header = 1;   // index; then triples
+
+}  // namespace selfsched::mpi::detail

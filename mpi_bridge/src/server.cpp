@@ -1,0 +1,211 @@
+#include "server.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "selfsched/core/registry.hpp"
+
+namespace selfsched::mpi::detail {
+
+server::server(server_host& host, MPI_Comm comm, int rank, server_roles roles, schedule_spec outer,
+               loop_params base)
+    : host_(host), comm_(comm), rank_(rank), roles_(std::move(roles)), outer_(outer), base_(std::move(base)) {}
+
+void server::check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
+                             std::uint64_t known_site, int known_from) {
+  if (n == known_n && site == known_site) return;
+  std::string what = "shared loop " + std::to_string(index) + " differs between ranks: rank " +
+                     std::to_string(known_from) + " runs it with n=" + std::to_string(known_n) + ", rank " +
+                     std::to_string(from) + " with n=" + std::to_string(n);
+  what += site == known_site ? " (same source line)" : ", at another source line";
+  host_.fatal(what + ". Every rank of a region must run the same schedule(runtime) loops, in the same order, "
+                     "with the same bounds");
+}
+
+server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::uint64_t site, int from) {
+  if (index < forgotten_)
+    host_.fatal("rank " + std::to_string(from) + " asks for chunks of shared loop " + std::to_string(index) +
+                ", which every rank has finished: it skipped a loop the others ran");
+  auto found = scheduled_.find(index);
+  if (found != scheduled_.end()) {
+    check_same_loop(index, n, site, from, found->second.n, found->second.site, found->second.first_rank);
+    return found->second;
+  }
+  loop_params lp = base_;
+  lp.n = n;
+  if (outer_.base->kind == technique_kind::adaptive) lp.history = &histories_[site];
+  auto rule = std::make_unique<scheduler>(make_schedule(outer_, lp), lp);
+  return scheduled_.emplace(index, scheduled_loop{n, site, from, std::move(rule)}).first->second;
+}
+
+server::pooled_loop& server::pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from) {
+  if (index < forgotten_)
+    host_.fatal("rank " + std::to_string(from) + " asks for chunks of shared loop " + std::to_string(index) +
+                ", which every rank has finished: it skipped a loop the others ran");
+  auto found = pooled_.find(index);
+  if (found != pooled_.end()) {
+    check_same_loop(index, n, site, from, found->second.n, found->second.site, found->second.first_rank);
+    return found->second;
+  }
+  pooled_loop& loop = pooled_[index];
+  loop.n = n, loop.site = site, loop.first_rank = from;
+  return loop;
+}
+
+chunk server::assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns) {
+  // Adaptive outer techniques learn the rank's rate from its last outer chunk.
+  if (reported_size > 0 && reported_ns > 0)
+    loop.rule->record(rank, reported_size, static_cast<double>(reported_ns) * 1e-9);
+  return loop.rule->next(rank);
+}
+
+void server::request(int from, const request_msg& m) {
+  if (!roles_.leader) {  // the master: the technique's next chunk for this rank
+    scheduled_loop& loop = scheduled(m.index, m.n, m.site, from);
+    answer(from, m.index, assign(loop, from, m.reported_size, m.reported_ns));
+    return;
+  }
+  pooled_loop& loop = pooled(m.index, m.n, m.site, from);
+  if (m.reported_size > 0) loop.reports.insert(loop.reports.end(), {from, m.reported_size, m.reported_ns});
+  if (!answer_from_pool(m.index, loop, from)) loop.waiting.push_back(from);
+  maybe_refill(m.index, loop);
+}
+
+// Supermaster: one chunk for each rank of the leader's node, computed for
+// that rank (its weight), while there is work (seed 004, Sect. 4, step 2b).
+std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std::uint64_t site, int leader,
+                                             const std::int64_t* reports, int report_count) {
+  const auto group = roles_.groups.find(leader);
+  if (group == roles_.groups.end())
+    host_.fatal("rank " + std::to_string(leader) + " asks for a batch but is no node master");
+  scheduled_loop& loop = scheduled(index, n, site, leader);
+  for (int k = 0; k < report_count; ++k) {
+    const std::int64_t* r = reports + 3 * k;
+    if (r[1] > 0 && r[2] > 0) loop.rule->record(static_cast<int>(r[0]), r[1], static_cast<double>(r[2]) * 1e-9);
+  }
+  std::vector<std::int64_t> batch{static_cast<std::int64_t>(index)};
+  for (const int rank : group->second) {
+    const chunk c = loop.rule->next(rank);
+    if (c.size == 0) break;
+    batch.insert(batch.end(), {rank, c.start, c.size});
+  }
+  return batch;
+}
+
+void server::take_batch(std::uint64_t index, pooled_loop& loop, const std::int64_t* triples, int count) {
+  loop.refilling = false;
+  if (count == 0) loop.done = true;
+  for (int k = 0; k < count; ++k) loop.pool.push_back({triples[3 * k], triples[3 * k + 1], triples[3 * k + 2]});
+  std::vector<int> waiting = std::exchange(loop.waiting, {});
+  for (const int rank : waiting)
+    if (!answer_from_pool(index, loop, rank)) loop.waiting.push_back(rank);
+  maybe_refill(index, loop);
+}
+
+// The chunk computed for this rank if the pool has one, else the oldest.
+bool server::answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank) {
+  if (loop.pool.empty()) {
+    if (loop.done) answer(rank, index, {loop.n, 0});
+    return loop.done;
+  }
+  auto pick = std::find_if(loop.pool.begin(), loop.pool.end(), [&](const auto& e) { return e[0] == rank; });
+  if (pick == loop.pool.end()) pick = loop.pool.begin();
+  const chunk c{(*pick)[1], (*pick)[2]};
+  loop.pool.erase(pick);
+  answer(rank, index, c);
+  return true;
+}
+
+// Ask for the next batch once half the pool is gone, so the node's ranks do
+// not wait for the supermaster (seed 004, Sect. 4: "When the Task Pool of a
+// master node is empty, it asks for more work"; we ask a little earlier).
+void server::maybe_refill(std::uint64_t index, pooled_loop& loop) {
+  if (loop.done || loop.refilling) return;
+  if (loop.waiting.empty() && loop.pool.size() * 2 > roles_.group.size()) return;
+  std::vector<std::int64_t> reports = std::exchange(loop.reports, {});
+  const int report_count = static_cast<int>(reports.size() / 3);
+  if (roles_.root) {
+    const std::vector<std::int64_t> batch = make_batch(index, loop.n, loop.site, rank_, reports.data(), report_count);
+    take_batch(index, loop, batch.data() + batch_header, static_cast<int>(batch.size() - batch_header) / 3);
+    return;
+  }
+  loop.refilling = true;
+  std::vector<std::int64_t> message{static_cast<std::int64_t>(index), loop.n, static_cast<std::int64_t>(loop.site)};
+  message.insert(message.end(), reports.begin(), reports.end());
+  loop.batch.assign(batch_header + 3 * roles_.group.size(), 0);
+  MPI_Irecv(loop.batch.data(), static_cast<int>(loop.batch.size()), MPI_INT64_T, 0, tag_batch, comm_,
+            &loop.batch_request);
+  send(0, tag_refill, std::move(message));
+}
+
+void server::answer(int to, std::uint64_t index, chunk c) {
+  ++served_;
+  if (to == rank_) host_.deliver(index, c);
+  else send(to, tag_reply, {static_cast<std::int64_t>(index), c.start, c.size});
+}
+
+void server::send(int to, int tag, std::vector<std::int64_t> message) {
+  outgoing& out = outgoing_.emplace_back(outgoing{std::move(message), MPI_REQUEST_NULL});
+  MPI_Isend(out.message.data(), static_cast<int>(out.message.size()), MPI_INT64_T, to, tag, comm_, &out.request);
+}
+
+bool server::receive(int tag) {
+  int arrived = 0;
+  MPI_Message handle;
+  MPI_Status status;
+  MPI_Improbe(MPI_ANY_SOURCE, tag, comm_, &arrived, &handle, &status);
+  if (!arrived) return false;
+  int count = 0;
+  MPI_Get_count(&status, MPI_INT64_T, &count);
+  incoming_.assign(static_cast<std::size_t>(count), 0);
+  MPI_Mrecv(incoming_.data(), count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+  const int from = status.MPI_SOURCE;
+  if (tag == tag_request) {
+    if (count != request_msg::length) host_.fatal("malformed request from rank " + std::to_string(from));
+    request(from, request_msg::unpack(incoming_.data()));
+  } else {  // refill
+    if (count < refill_header || (count - refill_header) % 3 != 0)
+      host_.fatal("malformed refill from rank " + std::to_string(from));
+    const auto index = static_cast<std::uint64_t>(incoming_[0]);
+    std::vector<std::int64_t> batch = make_batch(index, incoming_[1], static_cast<std::uint64_t>(incoming_[2]), from,
+                                                 incoming_.data() + refill_header, (count - refill_header) / 3);
+    send(from, tag_batch, std::move(batch));
+  }
+  return true;
+}
+
+bool server::poll() {
+  bool any = false;
+  while (receive(tag_request)) any = true;
+  if (roles_.root && !roles_.groups.empty())
+    while (receive(tag_refill)) any = true;
+  if (roles_.leader && !roles_.root) {
+    for (auto& [index, loop] : pooled_) {
+      if (!loop.refilling) continue;
+      int arrived = 0;
+      MPI_Status status;
+      MPI_Test(&loop.batch_request, &arrived, &status);
+      if (!arrived) continue;
+      int count = 0;
+      MPI_Get_count(&status, MPI_INT64_T, &count);
+      if (count < batch_header || static_cast<std::uint64_t>(loop.batch[0]) != index)
+        host_.fatal("batch for shared loop " + std::to_string(index) + " came back malformed");
+      take_batch(index, loop, loop.batch.data() + batch_header, (count - batch_header) / 3);
+      any = true;
+    }
+  }
+  for (auto out = outgoing_.begin(); out != outgoing_.end();) {
+    int sent = 0;
+    MPI_Test(&out->request, &sent, MPI_STATUS_IGNORE);
+    out = sent ? outgoing_.erase(out) : std::next(out);
+  }
+  return any;
+}
+
+void server::forget_before(std::uint64_t index) {
+  forgotten_ = std::max(forgotten_, index);
+  std::erase_if(scheduled_, [&](const auto& e) { return e.first < index; });
+  std::erase_if(pooled_, [&](const auto& e) { return e.first < index && !e.second.refilling; });
+}
+
+}  // namespace selfsched::mpi::detail

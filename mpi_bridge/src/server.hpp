@@ -1,0 +1,112 @@
+// The serving side of the two-sided transports (seeds 000, 002, 004).
+//
+// master: rank 0 keeps one sequential scheduler per shared loop (the outer
+//   technique over p = ranks, with the ranks' weights) and answers each
+//   request with the technique's next chunk for the requesting rank.
+// hier: the supermaster (rank 0) keeps the schedulers; each node master asks
+//   it for a batch (one chunk per rank of its node, computed for that rank)
+//   and serves its node's ranks from that pool, asking for the next batch
+//   while half the pool is left (seed 004, Sect. 4).
+//
+// Every method runs under the engine's lock; answers to the local rank go to
+// host::deliver() directly, others by MPI_Isend.
+#pragma once
+
+#include <mpi.h>
+
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol.hpp"
+#include "selfsched/core/adaptive_history.hpp"
+#include "selfsched/core/scheduler.hpp"
+#include "selfsched/core/spec.hpp"
+
+namespace selfsched::mpi::detail {
+
+class server_host {
+ public:
+  virtual void deliver(std::uint64_t index, chunk c) = 0;  // the answer to this rank's own request
+  [[noreturn]] virtual void fatal(const std::string& message) = 0;
+
+ protected:
+  ~server_host() = default;
+};
+
+struct server_roles {
+  bool root = false;             // owns the schedulers (master; hier supermaster)
+  bool leader = false;           // hier: serves `group` from a pool
+  std::vector<int> group;        // hier leader: the ranks it serves, itself included
+  std::map<int, std::vector<int>> groups;  // hier root: each leader's ranks
+};
+
+class server {
+ public:
+  server(server_host& host, MPI_Comm comm, int rank, server_roles roles, schedule_spec outer, loop_params base);
+
+  // A request from `from` (this rank too): answered now or when a batch comes.
+  void request(int from, const request_msg& m);
+  // Receives and handles what has arrived; true if anything did.
+  bool poll();
+  // Every rank has finished the loops before `index`: drop their state.
+  void forget_before(std::uint64_t index);
+
+  std::uint64_t served() const { return served_; }
+
+ private:
+  struct scheduled_loop {  // root
+    iter_t n;
+    std::uint64_t site;
+    int first_rank;
+    std::unique_ptr<scheduler> rule;
+  };
+  struct pooled_loop {  // hier leader
+    iter_t n;
+    std::uint64_t site;
+    int first_rank;
+    std::deque<std::array<iter_t, 3>> pool;  // rank it was computed for, start, size
+    std::vector<int> waiting;                // ranks whose request waits for a batch
+    std::vector<std::int64_t> reports;       // (rank, size, ns) to pass up with the next refill
+    bool refilling = false, done = false;
+    std::vector<std::int64_t> batch;         // receive buffer of the batch in flight
+    MPI_Request batch_request = MPI_REQUEST_NULL;
+  };
+
+  scheduled_loop& scheduled(std::uint64_t index, iter_t n, std::uint64_t site, int from);
+  pooled_loop& pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from);
+  void check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
+                       std::uint64_t known_site, int known_from);
+  chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns);
+  std::vector<std::int64_t> make_batch(std::uint64_t index, iter_t n, std::uint64_t site, int leader,
+                                       const std::int64_t* reports, int report_count);
+  void take_batch(std::uint64_t index, pooled_loop& loop, const std::int64_t* triples, int count);
+  bool answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank);
+  void maybe_refill(std::uint64_t index, pooled_loop& loop);
+  void answer(int to, std::uint64_t index, chunk c);
+  void send(int to, int tag, std::vector<std::int64_t> message);
+  bool receive(int tag);
+
+  server_host& host_;
+  MPI_Comm comm_;
+  int rank_;
+  server_roles roles_;
+  schedule_spec outer_;
+  loop_params base_;
+  std::map<std::uint64_t, scheduled_loop> scheduled_;
+  std::map<std::uint64_t, pooled_loop> pooled_;  // map: nodes stay put while a batch is received into them
+  std::map<std::uint64_t, adaptive_history> histories_;  // by loop site
+  std::uint64_t forgotten_ = 0;  // loops before this index are finished everywhere
+  struct outgoing {
+    std::vector<std::int64_t> message;
+    MPI_Request request;
+  };
+  std::list<outgoing> outgoing_;
+  std::vector<std::int64_t> incoming_;
+  std::uint64_t served_ = 0;
+};
+
+}  // namespace selfsched::mpi::detail

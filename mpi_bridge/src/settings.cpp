@@ -1,0 +1,115 @@
+#include "settings.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "omp_ext/src/settings.hpp"  // parse_bool, parse_real, parse_count, warn
+#include "selfsched/core/spec.hpp"
+
+namespace selfsched::mpi::detail {
+namespace {
+
+using omp::parse_bool;
+using omp::parse_count;
+using omp::parse_real;
+
+// One name out of a list: "valid: a, b, c" otherwise.
+template <typename T, std::size_t N>
+std::string parse_choice(std::string_view v, T& out, const std::pair<const char*, T> (&choices)[N]) {
+  std::string valid;
+  for (const auto& [name, value] : choices) {
+    if (v == name) return out = value, "";
+    valid += valid.empty() ? name : std::string(", ") + name;
+  }
+  return "valid: " + valid;
+}
+
+constexpr std::pair<const char*, transport_kind> transports[] = {
+    {"master", transport_kind::master}, {"rma", transport_kind::rma}, {"hier", transport_kind::hier}};
+constexpr std::pair<const char*, progress_kind> progresses[] = {
+    {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
+
+using parser = std::string (*)(std::string_view value, settings& s);
+
+const struct row {
+  const char* name;
+  const char* default_text;
+  const char* doc;
+  parser parse;
+} table[] = {
+    {"SELFSCHED_MPI_SCHEDULE", "fss",
+     "outer technique: how a region's loops are split into chunks for the ranks (any catalog name)",
+     [](std::string_view v, settings& s) {
+       const parse_result parsed = parse_schedule(v);
+       if (!parsed.ok()) return parsed.error;
+       return s.schedule = v, std::string();
+     }},
+    {"SELFSCHED_MPI_TRANSPORT", "master",
+     "how ranks claim outer chunks: master (rank 0 serves), rma (MPI_Fetch_and_op, fixed techniques), "
+     "hier (a master per node under a supermaster)",
+     [](std::string_view v, settings& s) { return parse_choice(v, s.transport, transports); }},
+    {"SELFSCHED_MPI_PROGRESS", "auto",
+     "who answers requests on serving ranks: thread (a progress thread, needs MPI_THREAD_MULTIPLE), "
+     "inline (the loop's threads between chunks), auto (thread when the level allows)",
+     [](std::string_view v, settings& s) { return parse_choice(v, s.progress, progresses); }},
+    {"SELFSCHED_MPI_PREFETCH", "0.15",
+     "ask for the next outer chunk when this fraction of the current one is left (0: when it runs dry)",
+     [](std::string_view v, settings& s) {
+       double f = 0;
+       std::string error = parse_real(v, f, 0.0, true);
+       if (error.empty() && f > 1) error = "valid: a number in [0, 1]";
+       if (error.empty()) s.prefetch = f;
+       return error;
+     }},
+    {"SELFSCHED_MPI_NODE_SIZE", "0 (shared-memory nodes)",
+     "hier: ranks per node master; 0 groups the ranks of each shared-memory node (MPI_Comm_split_type)",
+     [](std::string_view v, settings& s) { return parse_count(v, s.node_size); }},
+    {"SELFSCHED_MPI_LOAD", "true",
+     "divide each rank's weight by the run-queue length Q of its creating thread (omp_ext's run-queue monitor)",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.load); }},
+    {"SELFSCHED_MPI_STATS", "false",
+     "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
+};
+
+settings read_settings(bool report) {
+  settings s;
+  for (const row& r : table) {
+    const char* value = std::getenv(r.name);
+    if (value == nullptr) continue;
+    settings attempt = s;
+    if (const std::string error = r.parse(value, attempt); !error.empty()) {
+      if (report)
+        omp::warn("%s='%s' is invalid (%s); using the default, %s", r.name, value, error.c_str(), r.default_text);
+    } else {
+      s = std::move(attempt);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+const settings& current_settings(bool report) {
+  static const settings s = read_settings(report);
+  return s;
+}
+
+void display_settings() {
+  std::fprintf(stderr, "\nSELFSCHED MPI DISPLAY ENVIRONMENT BEGIN\n");
+  for (const row& r : table) {
+    const char* value = std::getenv(r.name);
+    std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
+                 value ? "" : " (default)", r.doc);
+  }
+  std::fprintf(stderr, "SELFSCHED MPI DISPLAY ENVIRONMENT END\n\n");
+}
+
+const char* transport_name(transport_kind t) {
+  for (const auto& [name, value] : transports)
+    if (value == t) return name;
+  return "?";
+}
+
+}  // namespace selfsched::mpi::detail

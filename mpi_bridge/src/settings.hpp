@@ -1,0 +1,33 @@
+// The SELFSCHED_MPI_* variables, in one table (settings.cpp) built like
+// omp_ext's: name, default, parser, one-line doc; read once; an invalid value
+// is reported once by name and value, and the default is used instead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace selfsched::mpi::detail {
+
+enum class transport_kind { master, rma, hier };
+enum class progress_kind { automatic, thread, inline_ };
+
+struct settings {
+  std::string schedule = "fss";                      // SELFSCHED_MPI_SCHEDULE: outer technique
+  transport_kind transport = transport_kind::master; // SELFSCHED_MPI_TRANSPORT
+  progress_kind progress = progress_kind::automatic; // SELFSCHED_MPI_PROGRESS
+  double prefetch = 0.15;                            // SELFSCHED_MPI_PREFETCH
+  std::int64_t node_size = 0;                        // SELFSCHED_MPI_NODE_SIZE (0: shared-memory node)
+  bool load = true;                                  // SELFSCHED_MPI_LOAD
+  bool stats = false;                                // SELFSCHED_MPI_STATS
+};
+
+// Read once. `report`: print the warnings for invalid values (rank 0 does;
+// its values are the ones every rank uses).
+const settings& current_settings(bool report);
+
+// SELFSCHED_DISPLAY_ENV: the table with the effective values.
+void display_settings();
+
+const char* transport_name(transport_kind t);
+
+}  // namespace selfsched::mpi::detail
