@@ -147,8 +147,8 @@ wavefront_plan_result plan_wavefront(const wavefront_problem& p, iter_t sync_poi
     return bad.error = "#SP " + std::to_string(sync_points) + " must be >= 1", bad;
   for (const auto& [name, dim] : {std::pair{"u_c (chunk_dim)", p.chunk_dim}, std::pair{"u_s (sync_dim)", p.sync_dim}})
     if (dim < -1 || dim >= p.rank)
-      return bad.error = std::string(name) + " " + std::to_string(dim) + " is not a dimension; valid: -1 (choose), 0.." +
-                         std::to_string(p.rank - 1),
+      return bad.error = std::string(name) + " " + std::to_string(dim) +
+                         " is not a dimension; valid: -1 (choose), 0.." + std::to_string(p.rank - 1),
              bad;
   if (p.chunk_dim >= 0 && p.chunk_dim == p.sync_dim)
     return bad.error = "u_c and u_s are both dimension " + std::to_string(p.chunk_dim) + "; they must differ", bad;
@@ -159,7 +159,8 @@ wavefront_plan_result plan_wavefront(const wavefront_problem& p, iter_t sync_poi
       if (d[k] > max_distance || d[k] < -max_distance)
         return bad.error = "dependence " + show(d, p.rank) + " has a component beyond +-2^40", bad;
     const iter_t lead = leading(d, written);
-    if (lead == 0) return bad.error = "dependence " + show(d, p.rank) + " is zero: an iteration cannot wait for itself", bad;
+    if (lead == 0)
+      return bad.error = "dependence " + show(d, p.rank) + " is zero: an iteration cannot wait for itself", bad;
     if (lead < 0)
       return bad.error = "dependence " + show(d, p.rank) +
                          " is not lexicographically positive: in the loop's written order (dimension 0 outermost) "

@@ -1,0 +1,97 @@
+// What the dependence-loop examples share beyond ../common.hpp: the way a
+// loop is run (--mode serial|doacross|wavefront), the wavefront options, and
+// the one-line result. Unlike the other examples these know selfsched: their
+// wavefront form calls selfsched/wavefront.hpp (their doacross form is plain
+// OpenMP, served by libomp or, under a selfsched OMP_SCHEDULE, by selfsched).
+#pragma once
+
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "../common.hpp"
+#include "selfsched/wavefront.hpp"
+
+namespace dependence {
+
+struct run_options {
+  std::string mode = "wavefront";
+  std::string technique;  // wavefront: "" = SELFSCHED_SCHEDULE / OMP_SCHEDULE if a technique, else s-fss
+  std::int64_t sync_points = 0;
+  std::int64_t min_chunk = 0, max_chunk = 0;
+  bool verify = false;
+
+  void add_to(example::command_line& cli) {
+    cli.choice("mode", mode, {"serial", "doacross", "wavefront"},
+               "serial loop; OpenMP doacross (ordered(n) + depend, schedule(runtime)); selfsched wavefront API");
+    cli.option("technique", technique, "NAME",
+               "wavefront technique, e.g. s-fss, sw-gss (default: the runtime technique, else s-fss)");
+    cli.option("sync-points", sync_points, 0, "wavefront #SP per chunk (0: SELFSCHED_SYNC_POINTS, else 3 x threads)");
+    cli.option("min-chunk", min_chunk, 0, "wavefront lower threshold on chunks (0: 1)");
+    cli.option("max-chunk", max_chunk, 0, "wavefront upper threshold on chunks (0: none)");
+    cli.flag("verify", verify, "also run the serial loop and compare the results bit for bit");
+  }
+
+  selfsched::wavefront_options wavefront() const {
+    selfsched::wavefront_options o;
+    o.technique = technique;
+    o.sync_points = sync_points;
+    o.min_chunk = min_chunk;
+    o.max_chunk = max_chunk;
+    return o;
+  }
+};
+
+// key=value fields on one line, ending in ok=1 or ok=0 (exit 0 or 1).
+class result_line {
+ public:
+  explicit result_line(std::string app) : app_(std::move(app)), line_("app=" + app_) {}
+
+  template <typename T> void add(const std::string& key, const T& value) {
+    line_ += ' ' + key + '=';
+    if constexpr (std::is_convertible_v<T, std::string>) line_ += std::string(value);
+    else line_ += std::to_string(value);
+  }
+
+  void add_wavefront(const selfsched::wavefront_report& r) {
+    add("technique", std::string(r.technique));
+    add("sync_dim", r.sync_dim);
+    add("chunk_dim", r.chunk_dim);
+    add("skew", r.skew);
+    add("sync_points", r.sync_points);
+    add("sync_interval", r.sync_interval);
+    add("chunks", r.chunks);
+    add("wait_s", example::loop_monitor::fixed(r.wait_seconds));
+  }
+
+  int finish(const std::string& mode, double seconds, const example::checksum& sum, bool verified, bool same) {
+    add("mode", mode);
+    add("threads", omp_get_max_threads());
+    if (mode == "doacross") add("schedule", env_or("OMP_SCHEDULE", "default"));
+    if (const std::string t = env_or("SELFSCHED_SCHEDULE", ""); !t.empty()) add("selfsched_schedule", t);
+    add("time_s", example::loop_monitor::fixed(seconds));
+    add("checksum", sum.hex());
+    if (verified) add("serial_equal", same ? 1 : 0);
+    const bool ok = !verified || same;
+    add("ok", ok ? 1 : 0);
+    if (!ok) std::cerr << app_ << ": self-check failed: the result differs from the serial loop\n";
+    std::cout << line_ << std::endl;
+    return ok ? 0 : 1;
+  }
+
+ private:
+  static std::string env_or(const char* name, const char* fallback) {
+    const char* value = std::getenv(name);
+    std::string text = value != nullptr && *value != '\0' ? value : fallback;
+    std::erase_if(text, [](char c) { return c == ' ' || c == '\t'; });
+    return text;
+  }
+
+  std::string app_, line_;
+};
+
+}  // namespace dependence
