@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo bench install clean
+.PHONY: all deps configure build test demo matrix bench bench-omp libomp-release install clean
 
 all: build
 
@@ -25,11 +25,25 @@ build: deps configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-demo: build
+# Builds only what the demo runs: a first build takes minutes less than `make build`.
+demo: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target selfsched_omp selfsched-chunks selfsched-report mandelbrot
 	tools/demo.sh $(BUILD)
+
+# The application matrix (docs/results.md): --quick in a minute, --full in about 20.
+matrix: build
+	python3 benchmarks/matrix/matrix.py --full --build $(BUILD)
 
 bench: build
 	$(BUILD)/bin/bench_core --benchmark_counters_tabular=true
+
+# Per-chunk cost of the libomp binding (docs/results.md); a few minutes.
+bench-omp: build
+	benchmarks/omp/run_bench_omp.sh $(BUILD)
+
+# libomp 19 built Release from the distribution's source (root, once).
+libomp-release:
+	benchmarks/omp/build_release_libomp.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Runs the benchmark matrix in --quick mode and checks that its outputs are
+complete and well-formed: every run succeeded, every cell has its runs and
+finite ratios, the Markdown has every row, the Gantt charts are SVG with one
+chunk bar or more, and the block in a results file is replaced, not
+duplicated. Never checks a timing.
+
+    check_matrix.py --build BUILD --out DIR          # the quick matrix
+    check_matrix.py --bad-input --build BUILD --out DIR   # bad configs: exit 2 and one message
+"""
+import argparse
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as xml_tree
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MATRIX = os.path.join(SOURCE, "benchmarks", "matrix", "matrix.py")
+problems = []
+
+
+def expect(condition, message):
+    if not condition:
+        problems.append(message)
+    return condition
+
+
+def finite_positive(x):
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def check_quick(build, out):
+    command = [sys.executable, MATRIX, "--quick", "--build", build, "--out", out, "--no-progress"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    expect(result.returncode == 0, f"matrix.py --quick exited {result.returncode}")
+    with open(os.path.join(out, "matrix.json")) as f:
+        data = json.load(f)
+    threads, reps = data["threads"], data["repetitions"]
+    scenarios = [s["name"] for s in data["scenarios"]]
+    apps = [a["name"] for a in data["apps"]]
+    schedules = data["schedules"]
+    expect(set(scenarios) == {"dedicated", "nondedicated", "slowcores", "hybrid"}, f"scenarios: {scenarios}")
+    expect({s["by"] for s in schedules} == {"libomp", "selfsched"}, "libomp and selfsched schedules both present")
+    expect(len(data["runs"]) == reps * len(scenarios) * len(apps) * len(schedules),
+           f"{len(data['runs'])} runs, expected {reps} x {len(scenarios)} x {len(apps)} x {len(schedules)}")
+    for r in data["runs"]:
+        if expect(r["ok"], f"run failed: {r}"):
+            expect(finite_positive(r["time_s"]) and len(r["busy_s"]) == threads, f"malformed run: {r}")
+    expect(not data["failures"], f"failures: {data['failures']}")
+    expect(len(data["cells"]) == len(scenarios) * len(apps) * len(schedules), "one cell per scenario, app, schedule")
+    for c in data["cells"]:
+        where = f"{c['scenario']} {c['app']} {c['schedule']}"
+        expect(c["runs"] == reps, f"{where}: {c['runs']} runs, expected {reps}")
+        for key in ("median_s", "ratio_best_libomp", "ratio_ideal", "ideal_s", "best_libomp_s"):
+            expect(finite_positive(c[key]), f"{where}: {key} = {c[key]}")
+        expect(c["imbalance"] >= 1 - 1e-9, f"{where}: imbalance {c['imbalance']} < 1")
+    for scenario in scenarios:  # the best libomp schedule has the smallest median, and ratio 1 to itself
+        for app in apps:
+            column = [c for c in data["cells"] if c["scenario"] == scenario and c["app"] == app]
+            best = [c for c in column if c["schedule"] == c["best_libomp"]]
+            if expect(len(best) == 1 and best[0]["by"] == "libomp", f"{scenario} {app}: best libomp {best}"):
+                expect(abs(best[0]["ratio_best_libomp"] - 1) < 1e-9, f"{scenario} {app}: best libomp ratio "
+                       f"{best[0]['ratio_best_libomp']}")
+                expect(all(best[0]["median_s"] <= c["median_s"] for c in column if c["by"] == "libomp"),
+                       f"{scenario} {app}: {best[0]['schedule']} is not the libomp schedule with the smallest median")
+    expect(len(data["overall"]) == len(schedules), "one overall row per schedule")
+    expect(data["load"]["wall_s"] > 0 and set(data["scenario_load"]) == set(scenarios), "load measured")
+
+    with open(os.path.join(out, "matrix.md")) as f:
+        md = f.read()
+    for app in apps:
+        expect(f"#### {app}\n" in md, f"matrix.md: no section for {app}")
+    for s in schedules:
+        for app in data["apps"]:
+            label = s["name"].replace("{k}", str(app["k"]))
+            expect(f"| {label} | " in md, f"matrix.md: no row '{label}'")
+    for scenario in scenarios:
+        expect(f"| `{scenario}` |" in md, f"matrix.md: scenario {scenario} not described")
+    expect("python3 benchmarks/matrix/matrix.py --quick" in md, "matrix.md: the command is not shown")
+
+    gantt_apps = [a["name"] for a in data["apps"] if a["gantt"]]
+    expect(len(data["charts"]) == 2 * len(scenarios) * len(gantt_apps), f"{len(data['charts'])} charts")
+    for chart in data["charts"]:
+        if not expect("svg" in chart, f"no chart: {chart}"):
+            continue
+        path = os.path.join(out, chart["svg"])
+        try:
+            root = xml_tree.parse(path).getroot()
+        except (OSError, xml_tree.ParseError) as e:
+            expect(False, f"{path}: not well-formed XML: {e}")
+            continue
+        expect(root.tag.endswith("svg"), f"{path}: root is {root.tag}")
+        bars = [e for e in root.iter() if e.tag.endswith("rect") and e.get("class") == "chunk"]
+        expect(len(bars) >= 1, f"{path}: no chunk bar")
+
+    # The results-file block: added under "## Application matrix", then replaced in place.
+    spec = importlib.util.spec_from_file_location("matrix", MATRIX)
+    matrix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix)
+    results = os.path.join(out, "results.md")
+    with open(results, "w") as f:
+        f.write("# Results\n\n## Application matrix\n\nprose before\n\n## Later section\n\nkept\n")
+    config = {"name": "quick", "file": "benchmarks/matrix/quick.json"}
+    matrix.update_results_md(results, config, "first text")
+    matrix.update_results_md(results, config, md)
+    with open(results) as f:
+        doc = f.read()
+    expect(doc.count("<!-- matrix:quick:begin") == 1 and doc.count("<!-- matrix:quick:end -->") == 1,
+           "results.md: the block is not exactly once")
+    expect("first text" not in doc and "#### mandelbrot" in doc, "results.md: the block was not replaced")
+    expect(doc.index("prose before") < doc.index("<!-- matrix:quick:begin") < doc.index("## Later section"),
+           "results.md: the block is not inside its section")
+    expect(doc.endswith("kept\n"), "results.md: the following section was lost")
+
+
+def check_bad_input(build, out):
+    os.makedirs(out, exist_ok=True)
+    cases = [
+        ({"apps": [{"name": "mandelbrot"}], "scenarios": ["cloud"], "libomp": ["static"]},
+         "scenario 'cloud' is not one of dedicated, nondedicated, slowcores, hybrid"),
+        ({"apps": [{"name": "nbody"}], "scenarios": ["dedicated"], "libomp": ["static"]},
+         "app 'nbody': no program"),
+        ({"apps": [{"name": "mandelbrot"}], "scenarios": ["dedicated"], "libomp": ["static"],
+          "comparisons": [{"base": "gss", "variant": "w-gss"}]},
+         "comparison base 'gss' is not one of the schedules"),
+    ]
+    for i, (config, message) in enumerate(cases):
+        path = os.path.join(out, f"bad{i}.json")
+        with open(path, "w") as f:
+            json.dump(config, f)
+        result = subprocess.run([sys.executable, MATRIX, "--config", path, "--build", build, "--out", out],
+                                capture_output=True, text=True)
+        expect(result.returncode == 2, f"{config}: exit {result.returncode}, expected 2")
+        expect(message in result.stderr and len(result.stderr.strip().splitlines()) == 1,
+               f"{config}: stderr {result.stderr!r} does not say {message!r} in one line")
+    result = subprocess.run([sys.executable, MATRIX, "--quick", "--reps", "0", "--build", build, "--out", out],
+                            capture_output=True, text=True)
+    expect(result.returncode == 2 and "--reps '0' is not an integer >= 1" in result.stderr, f"--reps 0: {result.stderr}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--bad-input", action="store_true")
+    args = parser.parse_args()
+    (check_bad_input if args.bad_input else check_quick)(os.path.abspath(args.build), os.path.abspath(args.out))
+    for p in problems:
+        print(f"check_matrix: {p}", file=sys.stderr)
+    print("check_matrix: " + ("ok" if not problems else f"{len(problems)} problem(s)"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
