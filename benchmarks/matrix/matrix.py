@@ -278,6 +278,7 @@ class Competitor:
     def __enter__(self):
         self.process = subprocess.Popen(["taskset", "-c", str(self.cpu)] + COMPETITOR,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        Load.live.add(self.process.pid)
         time.sleep(0.3)  # let it settle on its core, and the run-queue monitor see it
         if self.process.poll() is not None:
             raise BadInput(f"the competing process could not start on CPU {self.cpu} (taskset)")
@@ -286,7 +287,9 @@ class Competitor:
     def __exit__(self, *exc):
         if self.process and self.process.poll() is None:
             self.process.kill()  # only the process we started, by its id
+        if self.process:
             self.process.wait()
+            Load.live.discard(self.process.pid)
 
 
 def competitor_cpu(config):
@@ -302,18 +305,28 @@ def competitor_cpu(config):
 class Load:
     """CPU time used on the machine by processes other than ours, over an interval."""
 
+    live = set()  # our processes still running (the competitor): not yet in RUSAGE_CHILDREN
+
     def __init__(self):
         self.start = self._sample()
 
-    @staticmethod
-    def _sample():
+    @classmethod
+    def _sample(cls):
         with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-        busy = sum(fields) - fields[3] - (fields[4] if len(fields) > 4 else 0)  # all but idle, iowait
-        ours = resource.getrusage(resource.RUSAGE_CHILDREN)
-        self_usage = resource.getrusage(resource.RUSAGE_SELF)
-        mine = ours.ru_utime + ours.ru_stime + self_usage.ru_utime + self_usage.ru_stime
-        return time.monotonic(), busy / os.sysconf("SC_CLK_TCK"), mine, os.getloadavg()[0]
+            fields = [int(x) for x in f.readline().split()[1:9]]
+        ticks = os.sysconf("SC_CLK_TCK")
+        busy = sum(fields[0:3]) + sum(fields[5:8])  # user nice system, irq softirq steal (not idle, iowait)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        mine = children.ru_utime + children.ru_stime + me.ru_utime + me.ru_stime
+        for pid in cls.live:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    stat = f.read().rsplit(")", 1)[1].split()
+                mine += (int(stat[11]) + int(stat[12])) / ticks  # utime, stime
+            except (OSError, IndexError, ValueError):
+                pass
+        return time.monotonic(), busy / ticks, mine, os.getloadavg()[0]
 
     def stop(self):
         t0, busy0, mine0, load0 = self.start
@@ -321,6 +334,20 @@ class Load:
         wall = max(t1 - t0, 1e-9)
         return {"wall_s": round(wall, 1), "others_cores": round(max(0.0, (busy1 - busy0) - (mine1 - mine0)) / wall, 2),
                 "ours_cores": round((mine1 - mine0) / wall, 2), "loadavg_1min_start": load0, "loadavg_1min_end": load1}
+
+
+def wait_for_quiet(limit_s, threshold=0.3, sample_s=1.0):
+    """Waits, at most limit_s, until other processes use at most `threshold` cores over `sample_s`:
+    the machine is shared, and a burst of someone's build in the middle of a round of runs is the
+    largest source of noise. Never changes anyone's priority. Returns (seconds waited, last load)."""
+    start = time.monotonic()
+    while True:
+        meter = Load()
+        time.sleep(sample_s)
+        others = meter.stop()["others_cores"]
+        waited = time.monotonic() - start
+        if others <= threshold or waited >= limit_s:
+            return round(waited, 1), others
 
 
 class Progress:
@@ -513,6 +540,12 @@ def markdown(config, result, shown_build="build"):
         f"{len(result['runs'])} runs in {clock(load['wall_s'])} min. Machine load from other processes during the "
         f"runs: {load['others_cores']} cores on average (1-minute load average {load['loadavg_1min_start']:.1f} "
         f"at the start, {load['loadavg_1min_end']:.1f} at the end).")
+    waits = result.get("quiet_waits", [])
+    if waits:
+        busy = sum(1 for w in waits if w["others_cores_before"] > 0.3)
+        add(f"Each round of an app's runs first waited for other processes to use under 0.3 cores "
+            f"(`--quiet-wait`): {sum(w['waited_s'] for w in waits):.0f} s of waiting over {len(waits)} rounds; "
+            f"{busy} rounds started anyway with more load, after the longest wait allowed.")
     add("")
     add("```sh")
     add(result["command"])
@@ -567,8 +600,9 @@ def markdown(config, result, shown_build="build"):
     # Over all columns: how far from the best libomp schedule each schedule ever is.
     add("#### Every schedule over all apps and scenarios")
     add("")
-    add("Ratio of the median time to the best libomp schedule of the same app and scenario: geometric mean and "
-        "worst case over the " + str(len(config["apps"]) * len(config["scenario_list"])) + " columns above.")
+    add("The first ratio of the cells above (time / time of the best libomp schedule of the same app and "
+        "scenario): geometric mean and worst case over the " + str(len(config["apps"]) * len(config["scenario_list"]))
+        + " columns.")
     add("")
     add("| schedule | geometric mean | worst | worst in |")
     add("| --- | --- | --- | --- |")
@@ -678,14 +712,15 @@ def print_table(config, cells, stream=sys.stdout):
 
 # ------------------------------------------------------------------- main --
 
-def measure(config, build, out, show_progress):
-    """Every run, then the Gantt charts: the measured part of the result."""
+def measure(config, build, out, show_progress, quiet_wait=0):
+    """Every run, then the Gantt charts: the measured part of the result. With quiet_wait, each round
+    of an app's schedules waits (at most that long) for the machine's other load to drop first."""
     reps, schedules = config["repetitions"], config["schedule_list"]
     total = reps * len(config["scenario_list"]) * len(config["apps"]) * len(schedules)
     total += len(config["scenario_list"]) * sum(len(a["gantt"]) if isinstance(a["gantt"], list) else 2
                                                 for a in config["apps"] if a["gantt"])
     progress = Progress(total, show_progress)
-    runs, scenario_load = [], {}
+    runs, scenario_load, waits = [], {}, []
     started = time.strftime("%Y-%m-%d %H:%M")
     load = Load()
     try:
@@ -694,6 +729,10 @@ def measure(config, build, out, show_progress):
             with (Competitor(competitor_cpu(config)) if scenario.get("competitor") else nullcontext()):
                 for rep in range(reps):
                     for app in config["apps"]:
+                        if quiet_wait > 0:
+                            waited, others = wait_for_quiet(quiet_wait)
+                            waits.append({"scenario": scenario["name"], "rep": rep, "app": app["name"],
+                                          "waited_s": waited, "others_cores_before": others})
                         shift = rep % len(schedules)
                         for schedule in schedules[shift:] + schedules[:shift]:
                             progress.step(f"{scenario['name']} {app['name']} {schedule_label(schedule, app)}")
@@ -705,7 +744,7 @@ def measure(config, build, out, show_progress):
     finally:
         progress.finish()
     return {"started": started, "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
-            "load": load.stop(), "scenario_load": scenario_load, "runs": runs, "charts": charts}
+            "load": load.stop(), "scenario_load": scenario_load, "quiet_waits": waits, "runs": runs, "charts": charts}
 
 
 def main(argv):
@@ -721,6 +760,9 @@ def main(argv):
     parser.add_argument("--no-gantt", action="store_true", help="no profiled runs, no Gantt charts")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--quiet", action="store_true", help="no table on the terminal")
+    parser.add_argument("--quiet-wait", type=float, default=0, metavar="SECONDS",
+                        help="before each round of an app's runs, wait at most this long for other processes to "
+                             "use under 0.3 cores (default 0: never wait)")
     parser.add_argument("--from-json", metavar="FILE",
                         help="run nothing: summarize again the runs of an earlier matrix.json of the same config")
     args = parser.parse_args(argv)
@@ -753,12 +795,14 @@ def main(argv):
     else:
         if os.path.isdir(os.path.join(out, "charts")):
             shutil.rmtree(os.path.join(out, "charts"))
-        measured = measure(config, build, out, not args.no_progress)
+        measured = measure(config, build, out, not args.no_progress, args.quiet_wait)
         shown_build = os.path.relpath(build, SOURCE) if build.startswith(SOURCE + "/") else build
         flags = "--quick" if args.quick else "--full" if args.full else f"--config {os.path.relpath(path, SOURCE)}"
         command = f"python3 benchmarks/matrix/matrix.py {flags} --build {shown_build}"
         if args.reps is not None:
             command += f" --reps {args.reps}"
+        if args.quiet_wait:
+            command += f" --quiet-wait {args.quiet_wait:g}"
         if args.results_md:
             command += f" --out {os.path.relpath(out, SOURCE)} --results-md {os.path.relpath(args.results_md, SOURCE)}"
     runs, charts = measured["runs"], measured["charts"]
@@ -783,6 +827,7 @@ def main(argv):
                       for s in config["schedule_list"]],
         "ideal": "per repetition: W / sum_t s_t, W = median over the app's runs in the scenario and repetition "
                  "of sum_t s_t busy_t; ratios are per repetition, then the median",
+        "quiet_waits": measured.get("quiet_waits", []),
         "runs": runs, "cells": cells, "charts": charts, "failures": failures,
         "overall": overall(config, cells), "comparisons": compare(config, runs),
     }

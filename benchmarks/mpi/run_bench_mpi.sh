@@ -5,20 +5,27 @@
 #
 # 1. Per-claim cost of each transport: claim_cost (2 ranks x 1 thread, outer
 #    ss: every iteration is an outer chunk), latency hiding off and on.
-# 2. Hybrid mandelbrot, rank 1 slowed 2x (SELFSCHED_EXAMPLE_SLOWDOWN=0.5 on its
-#    thread, CPU-time based), 2 ranks x 1 thread: outer techniques, static
-#    split by rank vs unweighted vs weighted (rank 1 declares
-#    SELFSCHED_WEIGHTS=0.5) vs adaptive (nothing declared).
-# 3. The same mandelbrot, not slowed, under master, rma and hier.
+# 2. The hybrid mandelbrot's loop, rank 1 slowed 2x, 2 ranks x 1 thread, on
+#    emulated dedicated ranks (mandelbrot_rows: each row's real cost waited
+#    out on the wall clock, so other jobs' load does not move the numbers):
+#    static split by rank vs unweighted vs weighted (rank 1 declares
+#    SELFSCHED_WEIGHTS=0.5) vs adaptive (nothing declared) outer techniques.
+# 3. The same under master, rma and hier, with equal ranks and rank 1 slowed,
+#    outer fss (few large chunks) and css,4 (many small ones).
+# 4. The real mpi_mandelbrot, rank 1 slowed by SELFSCHED_EXAMPLE_SLOWDOWN=0.5
+#    (CPU-time based), for a few outer techniques: as the shared machine gives.
 # Each row: the median of REPEAT runs (default 5; configurations interleaved
 # round by round) of the loop's time on rank 0 (time_s: the shared loop, its
-# checkpoint and the gather of the image), with min and max. Prints Markdown.
+# checkpoint and, for mpi_mandelbrot, the gather of the image), with min and
+# max. Prints Markdown.
 set -euo pipefail
 build=${1:-build}
 repeat=${2:-5}
 bin=$build/bin
 run=$bin/selfsched-mpirun
-image=(--width 1200 --height 900 --max-iter 3000)
+image=(--width 800 --height 600 --max-iter 2000)
+rows_serial=2
+rows_image=(--width 400 --height 600 --max-iter 2000 --serial-s $rows_serial)
 export OMP_NUM_THREADS=1 OMP_SCHEDULE=static SELFSCHED_MPI_LOAD=false
 unset SELFSCHED_EXAMPLE_SLOWDOWN SELFSCHED_WEIGHTS SELFSCHED_MPI_SCHEDULE SELFSCHED_MPI_TRANSPORT SELFSCHED_MPI_PREFETCH
 
@@ -44,24 +51,30 @@ for transport in master rma hier; do
   done
 done
 
-# mandelbrot on 2 ranks: rank 0 at full speed, rank 1 slowed (and declaring
-# its weight when asked). MPMD: one app context per rank.
-slowed() {  # outer technique, weights declared (yes/no), transport
+# Two ranks of one thread, rank 1 at half speed: SELFSCHED_WEIGHTS=0.5 on
+# rank 1 when the technique is weighted (its declared power), nothing
+# otherwise. MPMD: one app context per rank.
+weighted() { case $1 in w-*|wf|dfss|dgss|dtss) return 0 ;; *) return 1 ;; esac; }
+rows_run() {  # outer technique, transport, speeds (R:F or "even")
+  local speed=() weight=()
+  [[ $3 != even ]] && speed=(--rank-speed "$3")
+  weighted "$1" && [[ $3 != even ]] && weight=(SELFSCHED_WEIGHTS=0.5)
+  SELFSCHED_MPI_SCHEDULE=$1 SELFSCHED_MPI_TRANSPORT=$2 SELFSCHED_MPI_NODE_SIZE=1 \
+    $run -np 1 $bin/mandelbrot_rows "${rows_image[@]}" "${speed[@]}" \
+       : -np 1 env "${weight[@]}" $bin/mandelbrot_rows "${rows_image[@]}" "${speed[@]}"
+}
+real_run() {  # outer technique: the real kernel, rank 1 slowed by SELFSCHED_EXAMPLE_SLOWDOWN
   local weight=()
-  [[ $2 == yes ]] && weight=(SELFSCHED_WEIGHTS=0.5)
-  SELFSCHED_MPI_SCHEDULE=$1 SELFSCHED_MPI_TRANSPORT=$3 SELFSCHED_MPI_NODE_SIZE=1 \
-    $run -np 1 env SELFSCHED_EXAMPLE_SLOWDOWN=1 $bin/mpi_mandelbrot "${image[@]}" \
+  weighted "$1" && weight=(SELFSCHED_WEIGHTS=0.5)
+  SELFSCHED_MPI_SCHEDULE=$1 $run -np 1 env SELFSCHED_EXAMPLE_SLOWDOWN=1 $bin/mpi_mandelbrot "${image[@]}" \
        : -np 1 env SELFSCHED_EXAMPLE_SLOWDOWN=0.5 "${weight[@]}" $bin/mpi_mandelbrot "${image[@]}"
 }
-even() {  # outer technique, transport
-  SELFSCHED_MPI_SCHEDULE=$1 SELFSCHED_MPI_TRANSPORT=$2 SELFSCHED_MPI_NODE_SIZE=1 \
-    $run -np 2 $bin/mpi_mandelbrot "${image[@]}"
-}
-# Runs every configuration once per round, `repeat` rounds (interleaved, so a
-# change in the machine's load hits all configurations alike); keeps each
-# run's time_s and the last run's rows per rank.
+
+# Every configuration once per round, `repeat` rounds (interleaved, so a
+# change in the machine's load hits all of them alike); each run's time_s,
+# the last run's rows per rank.
 declare -A times rows
-run_rounds() {  # names of configurations; config_<name> runs one
+run_rounds() {  # configuration names; config_<name> runs one
   local name line
   for ((k = 0; k < repeat; ++k)); do
     for name in "$@"; do
@@ -73,48 +86,82 @@ run_rounds() {  # names of configurations; config_<name> runs one
   done
 }
 stats() { printf '%s\n' ${times[$1]} | median; }  # "median min max"
+key() { echo "$1" | tr -c 'a-z0-9_\n' '_'; }      # a technique name as part of a function name
 
-serial=$(OMP_NUM_THREADS=1 $bin/mandelbrot "${image[@]}" | field time_s)
-outer_list=(static fss gss tss w-fss dfss dgss wf awf-c awf-b)
-declared() { case $1 in w-fss|dfss|dgss|wf) echo yes ;; *) echo no ;; esac; }
-for o in "${outer_list[@]}"; do eval "config_slow_$o() { slowed $o $(declared $o) master; }"; done
-for t in master rma hier; do
-  eval "config_even_$t() { even fss $t; }"
-  eval "config_slowfss_$t() { slowed fss no $t; }"
-done
+techniques=(static fss gss tss css,8 w-fss w-gss w-tss dfss dgss dtss wf awf-b awf-c af)
 names=()
-for o in "${outer_list[@]}"; do names+=("slow_$o"); done
-for t in master rma hier; do names+=("even_$t" "slowfss_$t"); done
+for o in "${techniques[@]}"; do
+  eval "config_slow_$(key "$o")() { rows_run '$o' master 1:0.5; }"
+  names+=("slow_$(key "$o")")
+done
+transport_techniques=(fss css,4)
+for t in master rma hier; do
+  for o in "${transport_techniques[@]}"; do
+    eval "config_even_${t}_$(key "$o")() { rows_run '$o' $t even; }"
+    eval "config_slow_${t}_$(key "$o")() { rows_run '$o' $t 1:0.5; }"
+    names+=("even_${t}_$(key "$o")" "slow_${t}_$(key "$o")")
+  done
+done
+for o in static w-gss awf-c; do
+  eval "config_real_$(key "$o")() { real_run '$o'; }"
+  names+=("real_$(key "$o")")
+done
+serial=$(OMP_NUM_THREADS=1 $bin/mandelbrot "${image[@]}" | field time_s)
 run_rounds "${names[@]}"
 
+ratio() { awk -v s="$1" -v t="$2" 'BEGIN {printf "%.2fx", s / t}'; }
 echo
-echo "### Hybrid mandelbrot, rank 1 slowed 2x"
+echo "### Hybrid mandelbrot, rank 1 slowed 2x (emulated dedicated ranks)"
 echo
-echo "Serial mandelbrot ${image[*]} on one thread: ${serial} s."
+echo "mandelbrot_rows ${rows_image[*]}: 600 rows whose costs are the real escape-step counts, scaled to ${rows_serial} s on one"
+echo "full-speed processor, waited out on the wall clock; rank 1 at half speed (--rank-speed 1:0.5). Perfect"
+echo "balance: $(awk -v s="$rows_serial" 'BEGIN {printf "%.3f", s / 1.5}') s. Transport master."
 echo
 echo "| outer technique | rank weights | time (s), median | min | max | rows rank 0 / rank 1 (last run) | static split / this |"
 echo "| --- | --- | ---: | ---: | ---: | --- | ---: |"
 read -r static_time _ < <(stats slow_static)
-for o in "${outer_list[@]}"; do
-  read -r med lo hi < <(stats "slow_$o")
-  weights=$([[ $(declared "$o") == yes ]] && echo "declared 1 : 0.5" || echo "-")
-  [[ $o == awf-* ]] && weights="learned"
-  r=${rows[slow_$o]}
-  echo "| $o | $weights | $med | $lo | $hi | ${r/,/ / } | $(awk -v s="$static_time" -v t="$med" 'BEGIN {printf "%.2fx", s / t}') |"
+for o in "${techniques[@]}"; do
+  read -r med lo hi < <(stats "slow_$(key "$o")")
+  w="-"
+  weighted "$o" && w="declared 1 : 0.5"
+  [[ $o == awf-* || $o == af ]] && w="learned (adaptive)"
+  r=${rows[slow_$(key "$o")]}
+  echo "| $o | $w | $med | $lo | $hi | ${r/,/ / } | $(ratio "$static_time" "$med") |"
 done
 
 echo
-echo "### Hybrid mandelbrot, transports"
+echo "### Transports (emulated dedicated ranks)"
 echo
-echo "| scenario | transport | time (s), median | min | max | rows rank 0 / rank 1 (last run) |"
-echo "| --- | --- | ---: | ---: | ---: | --- |"
-for scenario in even slowfss; do
-  for t in master rma hier; do
-    read -r med lo hi < <(stats "${scenario}_$t")
-    r=${rows[${scenario}_$t]}
-    label=$([[ $scenario == even ]] && echo "even ranks, fss" || echo "rank 1 slowed 2x, fss")
-    echo "| $label | $t | $med | $lo | $hi | ${r/,/ / } |"
+echo "| scenario | outer technique | transport | time (s), median | min | max | rows rank 0 / rank 1 (last run) |"
+echo "| --- | --- | --- | ---: | ---: | ---: | --- |"
+for scenario in even slow; do
+  for o in "${transport_techniques[@]}"; do
+    for t in master rma hier; do
+      name="${scenario}_${t}_$(key "$o")"
+      read -r med lo hi < <(stats "$name")
+      r=${rows[$name]}
+      label=$([[ $scenario == even ]] && echo "equal ranks" || echo "rank 1 slowed 2x")
+      echo "| $label | $o | $t | $med | $lo | $hi | ${r/,/ / } |"
+    done
   done
+done
+
+echo
+echo "### The real kernel on the shared machine"
+echo
+echo "mpi_mandelbrot ${image[*]}, rank 1 slowed with SELFSCHED_EXAMPLE_SLOWDOWN=0.5 (CPU time), transport master."
+echo "Serial mandelbrot, one thread, same image: ${serial} s."
+echo
+echo "| outer technique | rank weights | time (s), median | min | max | rows rank 0 / rank 1 (last run) | static split / this |"
+echo "| --- | --- | ---: | ---: | ---: | --- | ---: |"
+read -r static_time _ < <(stats real_static)
+for o in static w-gss awf-c; do
+  read -r med lo hi < <(stats "real_$(key "$o")")
+  w="-"
+  weighted "$o" && w="declared 1 : 0.5"
+  [[ $o == awf-* ]] && w="learned (adaptive)"
+  r=${rows[real_$(key "$o")]}
+  echo "| $o | $w | $med | $lo | $hi | ${r/,/ / } | $(ratio "$static_time" "$med") |"
 done
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -52,6 +52,9 @@ class back_off {
   std::int64_t since_ = 0;
 };
 
+// An exponential average that starts at its first sample.
+void average(double& mean, double sample) { mean = mean > 0 ? 0.75 * mean + 0.25 * sample : sample; }
+
 std::uint64_t fnv(std::uint64_t h, const void* data, std::size_t size) {
   const auto* byte = static_cast<const unsigned char*>(data);
   for (std::size_t i = 0; i < size; ++i) h = (h ^ byte[i]) * 0x100000001b3ULL;
@@ -326,8 +329,7 @@ void engine::progress(iter_t left, iter_t size) {
   std::unique_lock lock(mutex_);
   client_loop& loop = loops_.back();
   const bool idle = !loop.asked && !loop.has_next && !loop.done;
-  if (idle && prefetching_ && static_cast<double>(left) <= prefetch_ * static_cast<double>(size))
-    loop.wanted = true;
+  if (idle && prefetching_ && time_to_ask(loop, left, size)) loop.wanted = true;
   if (!may_call_mpi()) {
     if (local_asks_free_ && loop.wanted && idle) ask(loop);
     return;
@@ -335,6 +337,20 @@ void engine::progress(iter_t left, iter_t size) {
   if (loop.wanted && idle) ask(loop);
   if (!rma_) poll(loop);  // rma completes its claim when the chunk is needed
   serve_inline(true);
+}
+
+// Ask early, but no earlier than needed: once at most the prefetch fraction
+// of the chunk is left (DLS4LB: 15%), and once the chunk is expected to end
+// within two round trips, from this rank's speed in this loop (so not during
+// its first chunk). Asking earlier would hand this rank its next chunk while
+// it is still busy: cut larger (R is larger then) and out of reach of a rank
+// that is idle sooner.
+bool engine::time_to_ask(const client_loop& loop, iter_t left, iter_t size) const {
+  if (static_cast<double>(left) > prefetch_ * static_cast<double>(size)) return false;
+  if (loop.rate_per_ns <= 0) return false;
+  if (round_trip_ns_ <= 0) return true;
+  const double expected_end = static_cast<double>(loop.current_since) + static_cast<double>(size) / loop.rate_per_ns;
+  return static_cast<double>(now_ns()) + 2 * round_trip_ns_ >= expected_end;
 }
 
 void engine::loop_end() {
@@ -358,6 +374,7 @@ void engine::parallel_end() { checkpoint(after_loops); }
 
 void engine::ask(client_loop& loop) {
   loop.asked = true;
+  loop.asked_at = now_ns();
   loop.wanted = false;
   const request_msg m{loop.index, loop.n, loop.site, loop.report_size, loop.report_ns};
   loop.report_size = 0, loop.report_ns = 0;
@@ -392,6 +409,7 @@ void engine::deliver(std::uint64_t index, chunk c) {
   client_loop* loop = find(index);
   if (loop == nullptr) return;
   loop->asked = false;
+  if (parent_ != rank_ || rma_) average(round_trip_ns_, static_cast<double>(now_ns() - loop->asked_at));
   if (c.size == 0) loop->done = true;
   else loop->next = c, loop->has_next = true;
 }
@@ -405,7 +423,11 @@ client_loop* engine::find(std::uint64_t index) {
 chunk engine::take_next(client_loop& loop) {
   if (!loop.has_next) return {loop.n, 0};
   const std::int64_t now = now_ns();
-  if (loop.current.size > 0) loop.report_size = loop.current.size, loop.report_ns = now - loop.current_since;
+  if (loop.current.size > 0) {
+    loop.report_size = loop.current.size, loop.report_ns = now - loop.current_since;
+    if (loop.report_ns > 0)
+      average(loop.rate_per_ns, static_cast<double>(loop.report_size) / static_cast<double>(loop.report_ns));
+  }
   loop.current = loop.next;
   loop.current_since = now;
   loop.has_next = false;

@@ -49,13 +49,15 @@ struct client_loop {
   chunk next{};            // the chunk after the current one, when has_next
   bool has_next = false;
   bool done = false;       // no more chunks for this rank
-  bool asked = false;      // a request is out
+  bool asked = false;      // a request is out ...
+  std::int64_t asked_at = 0;  // ... since then (ns)
   bool wanted = false;     // a thread that may not call MPI wants a request sent
   bool ended = false;      // every thread of the team has left the loop
   chunk current{};         // the outer chunk the threads are splitting
   std::int64_t current_since = 0;
   iter_t report_size = 0;  // the last finished outer chunk, for adaptive outer techniques
   std::int64_t report_ns = 0;
+  double rate_per_ns = 0;  // this rank's speed in this loop (iterations per ns), averaged; 0: unknown
   std::int64_t request[request_msg::length] = {};
   std::int64_t reply[reply_length] = {};
   MPI_Request request_handle = MPI_REQUEST_NULL, reply_handle = MPI_REQUEST_NULL;
@@ -91,6 +93,7 @@ class engine final : public omp::outer_source, public server_host {
   void poll(client_loop& loop);   // receives its answer if it has come
   void serve_inline(bool rate_limited);
   chunk take_next(client_loop& loop);
+  bool time_to_ask(const client_loop& loop, iter_t left, iter_t size) const;
   client_loop* find(std::uint64_t index);
 
   void checkpoint(phase at);
@@ -114,6 +117,9 @@ class engine final : public omp::outer_source, public server_host {
   std::vector<double> weights_;
   double prefetch_ = 0;
   bool prefetching_ = false;
+  // Latency hiding: the round trip of a request, exponentially averaged; 0
+  // while unknown.
+  double round_trip_ns_ = 0;
   bool stats_ = false;
   options opts_;
 

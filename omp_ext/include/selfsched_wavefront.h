@@ -14,6 +14,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +60,8 @@ typedef struct selfsched_wavefront_report {
   int64_t chunks;
   double seconds;         /* the parallel region, wall clock */
   double wait_seconds;    /* summed over threads: blocked at synchronization points */
-  /* In: an optional buffer; out: its first chunk_log_capacity chunks. */
+  /* In: an optional buffer; out: the first chunk_log_capacity chunks (at
+   * most 16384 are kept). */
   selfsched_wavefront_chunk* chunk_log;
   int64_t chunk_log_capacity;
 } selfsched_wavefront_report;
@@ -66,28 +70,75 @@ typedef struct selfsched_wavefront_report {
  * index[0 .. rank-1]. */
 typedef void (*selfsched_wavefront_body)(const int64_t* index, void* context);
 
-/* Runs the iteration space [0, extents[0]) x ... (rank 2 or 3). A
- * dependence vector d (row d of `dependences`, dependence_count x rank,
- * row-major) says iteration x needs x - d to have run first; list every
- * flow, anti and output dependence. Returns 0; -1 when the problem, the
- * technique or the options are invalid (nothing ran;
- * selfsched_wavefront_error() says why: the bad value and what is valid);
- * -2 when a run callback stopped it. `report` may be NULL. Do not call it
- * from inside a parallel region unless nested parallelism is enabled. */
-int selfsched_wavefront(int rank, const int64_t* extents, const int64_t* dependences, int dependence_count,
-                        const selfsched_wavefront_options* options, selfsched_wavefront_body body, void* context,
-                        selfsched_wavefront_report* report);
-
-/* The same with one call per run of consecutive iterations: index `start`,
- * then start + e_dim, ..., count in all (dim is the innermost dimension of
- * the order inside an interval). A non-zero return stops the wavefront. */
+/* Called once per run of consecutive iterations: index `start`, then
+ * start + e_dim, ..., count in all (dim is the innermost dimension of the
+ * order inside an interval). A non-zero return stops the wavefront. */
 typedef int (*selfsched_wavefront_run)(void* context, const int64_t* start, int dim, int64_t count);
-int selfsched_wavefront_runs(int rank, const int64_t* extents, const int64_t* dependences, int dependence_count,
-                             const selfsched_wavefront_options* options, selfsched_wavefront_run run, void* context,
-                             selfsched_wavefront_report* report);
+
+/* The library side, for the inline functions below: prepare checks the
+ * problem and returns NULL (and selfsched_wavefront_error() says why) if it
+ * is invalid; each thread of one parallel region then calls work with its
+ * number and the team size; finish frees the wavefront, fills `report` (may
+ * be NULL) and returns 0, or -2 when a run callback stopped it. The region
+ * is opened in the caller's code, so libselfsched itself needs no OpenMP
+ * runtime symbols and can be preloaded anywhere. */
+typedef struct selfsched_wavefront_state selfsched_wavefront_t;
+selfsched_wavefront_t* selfsched_wavefront_prepare(int rank, const int64_t* extents, const int64_t* dependences,
+                                                   int dependence_count, const selfsched_wavefront_options* options,
+                                                   selfsched_wavefront_run run, void* context);
+void selfsched_wavefront_work(selfsched_wavefront_t* wavefront, int thread, int team_size);
+int selfsched_wavefront_finish(selfsched_wavefront_t* wavefront, selfsched_wavefront_report* report);
 
 /* Why the last call on this thread returned non-zero ("" after success). */
 const char* selfsched_wavefront_error(void);
+
+/* Runs the iteration space [0, extents[0]) x ... (rank 2 or 3) with one
+ * call of `run` per run of consecutive iterations. A dependence vector d
+ * (row d of `dependences`, dependence_count x rank, row-major) says
+ * iteration x needs x - d to have run first; list every flow, anti and
+ * output dependence. Returns 0; -1 when the problem, the technique or the
+ * options are invalid (nothing ran; selfsched_wavefront_error() says why:
+ * the bad value and what is valid); -2 when `run` stopped it. `options` and
+ * `report` may be NULL. Compile with -fopenmp (without, one thread runs it).
+ * Called inside a parallel region, the team is a nested one. */
+static inline int selfsched_wavefront_runs(int rank, const int64_t* extents, const int64_t* dependences,
+                                           int dependence_count, const selfsched_wavefront_options* options,
+                                           selfsched_wavefront_run run, void* context,
+                                           selfsched_wavefront_report* report) {
+  selfsched_wavefront_t* w =
+      selfsched_wavefront_prepare(rank, extents, dependences, dependence_count, options, run, context);
+  if (w == NULL) return -1;
+#ifdef _OPENMP
+  const int threads = options != NULL && options->threads > 0 ? options->threads : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+  selfsched_wavefront_work(w, omp_get_thread_num(), omp_get_num_threads());
+#else
+  selfsched_wavefront_work(w, 0, 1);
+#endif
+  return selfsched_wavefront_finish(w, report);
+}
+
+struct selfsched_wavefront_point {
+  selfsched_wavefront_body body;
+  void* context;
+};
+
+static inline int selfsched_wavefront_point_run(void* context, const int64_t* start, int dim, int64_t count) {
+  const struct selfsched_wavefront_point* p = (const struct selfsched_wavefront_point*)context;
+  int64_t index[3] = {start[0], start[1], start[2]};
+  for (int64_t k = 0; k < count; ++k, ++index[dim]) p->body(index, p->context);
+  return 0;
+}
+
+/* The same with one call of `body` per iteration. */
+static inline int selfsched_wavefront(int rank, const int64_t* extents, const int64_t* dependences,
+                                      int dependence_count, const selfsched_wavefront_options* options,
+                                      selfsched_wavefront_body body, void* context,
+                                      selfsched_wavefront_report* report) {
+  struct selfsched_wavefront_point point = {body, context};
+  return selfsched_wavefront_runs(rank, extents, dependences, dependence_count, options,
+                                  body != NULL ? selfsched_wavefront_point_run : NULL, &point, report);
+}
 
 #ifdef __cplusplus
 }
