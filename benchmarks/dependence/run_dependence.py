@@ -46,6 +46,13 @@ THRESHOLDS = {
 }
 
 
+def lower_threshold_only(args):
+    """The nondedicated runs: an upper threshold is applied after W's
+    scaling (core: clamp_chunk), so where it binds the slow thread's chunk
+    is as large as the fast one's and W is cancelled."""
+    return args + ["--max-chunk", "0"]
+
+
 def run(build, app, args, env_extra, verify):
     env = dict(os.environ)
     for k in ("OMP_SCHEDULE", "SELFSCHED_SCHEDULE", "SELFSCHED_WEIGHTS", "SELFSCHED_SYNC_POINTS",
@@ -53,7 +60,7 @@ def run(build, app, args, env_extra, verify):
         env.pop(k, None)
     env.update(env_extra)
     extra = THRESHOLDS[app] if "wavefront" in args else []
-    command = [os.path.join(build, "bin", app)] + APPS[app] + args + extra + (["--verify"] if verify else [])
+    command = [os.path.join(build, "bin", app)] + APPS[app] + extra + args + (["--verify"] if verify else [])
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     line = out.stdout.strip()
     if out.returncode != 0 or not line.endswith("ok=1"):
@@ -133,22 +140,26 @@ def sweep(build, repeat, threads):
 
 
 def nondedicated(build, repeat, threads):
-    hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"], start_new_session=True)
+    # Its own process group (to stop it), but this session: same scheduler
+    # autogroup, so it competes with thread 1 as an equal.
+    hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"], process_group=0)
     try:
         time.sleep(0.5)
         print(f"\n### Non-dedicated: {threads} threads bound to cores, a busy loop pinned to core 1 "
               f"(load average at start: {load_average()})\n")
-        print("Best (median) time in seconds; gain = (T_S - T_SW) / T_S of the best runs (seed 000 Table 8).\n")
+        print("Best (median) time in seconds; gain = (T_S - T_SW) / T_S of the best runs (seed 000 Table 8).")
+        print("Lower chunk threshold only (10): an upper one, applied after W, would cancel it.\n")
         variants = [("W from SELFSCHED_WEIGHTS=1,0.5", {"SELFSCHED_WEIGHTS": "1,0.5", "SELFSCHED_RUNQUEUE": "false"}),
                     ("W from the run-queue monitor", {})]
         print("| app | technique | S | SW, weights | gain | SW, run queue | gain |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for app in SWEEP_APPS:
             for t in ("css", "fss", "gss", "tss"):
-                s, _ = measure(build, repeat, app, ["--mode", "wavefront", "--technique", "s-" + t])
+                s, _ = measure(build, repeat, app, lower_threshold_only(["--mode", "wavefront", "--technique", "s-" + t]))
                 cells = [str(s)]
                 for _, env in variants:
-                    sw, _ = measure(build, repeat, app, ["--mode", "wavefront", "--technique", "sw-" + t], env)
+                    sw, _ = measure(build, repeat, app,
+                                    lower_threshold_only(["--mode", "wavefront", "--technique", "sw-" + t]), env)
                     cells += [str(sw), f"{100 * (s.best - sw.best) / s.best:.0f}%"]
                 print(f"| {app} | {t} | " + " | ".join(cells) + " |", flush=True)
     finally:
