@@ -336,6 +336,15 @@ class Load:
                 "ours_cores": round((mine1 - mine0) / wall, 2), "loadavg_1min_start": load0, "loadavg_1min_end": load1}
 
 
+def during(rounds, scenario=None):
+    """Other processes' mean load while the runs ran (the rounds), leaving out waits and charts."""
+    mine = [r for r in rounds if scenario is None or r["scenario"] == scenario]
+    wall = sum(r["wall_s"] for r in mine)
+    return {"runs_wall_s": round(wall, 1),
+            "others_cores_during_runs": round(sum(r["others_cores"] * r["wall_s"] for r in mine) / wall, 2)
+            if wall > 0 else None}
+
+
 def wait_for_quiet(limit_s, threshold=0.3, sample_s=1.0):
     """Waits, at most limit_s, until other processes use at most `threshold` cores over `sample_s`:
     the machine is shared, and a burst of someone's build in the middle of a round of runs is the
@@ -526,6 +535,12 @@ def fmt(x, digits=2):
     return "–" if x is None else f"{x:.{digits}f}"
 
 
+def others(load):
+    """Other processes' cores while the runs ran (older results: over the whole interval)."""
+    value = load.get("others_cores_during_runs")
+    return load["others_cores"] if value is None else value
+
+
 def markdown(config, result, shown_build="build"):
     cells, lines = result["cells"], []
     add = lines.append
@@ -537,8 +552,8 @@ def markdown(config, result, shown_build="build"):
         add("")
     add(f"Measured {result['finished']} on {result['machine']['cpu']} ({result['machine']['cpus']} CPUs), "
         f"{config['threads']} threads, {config['repetitions']} repetitions interleaved, "
-        f"{len(result['runs'])} runs in {clock(load['wall_s'])} min. Machine load from other processes during the "
-        f"runs: {load['others_cores']} cores on average (1-minute load average {load['loadavg_1min_start']:.1f} "
+        f"{len(result['runs'])} runs in {clock(load['wall_s'])} min. Machine load from other processes while the "
+        f"runs ran: {others(load)} cores on average (1-minute load average {load['loadavg_1min_start']:.1f} "
         f"at the start, {load['loadavg_1min_end']:.1f} at the end).")
     waits = result.get("quiet_waits", [])
     if waits:
@@ -555,7 +570,7 @@ def markdown(config, result, shown_build="build"):
     add("| --- | --- | --- | --- |")
     for s in config["scenario_list"]:
         speeds = ", ".join(f"{x:g}" for x in s["speeds"])
-        add(f"| `{s['name']}` | {s.get('description', '')} | {speeds} | {result['scenario_load'][s['name']]['others_cores']} |")
+        add(f"| `{s['name']}` | {s.get('description', '')} | {speeds} | {others(result['scenario_load'][s['name']])} |")
     add("")
     add("| app | program and arguments | `dynamic,k` |")
     add("| --- | --- | --- |")
@@ -720,7 +735,7 @@ def measure(config, build, out, show_progress, quiet_wait=0):
     total += len(config["scenario_list"]) * sum(len(a["gantt"]) if isinstance(a["gantt"], list) else 2
                                                 for a in config["apps"] if a["gantt"])
     progress = Progress(total, show_progress)
-    runs, scenario_load, waits = [], {}, []
+    runs, scenario_load, waits, rounds = [], {}, [], []
     started = time.strftime("%Y-%m-%d %H:%M")
     load = Load()
     try:
@@ -733,18 +748,20 @@ def measure(config, build, out, show_progress, quiet_wait=0):
                             waited, others = wait_for_quiet(quiet_wait)
                             waits.append({"scenario": scenario["name"], "rep": rep, "app": app["name"],
                                           "waited_s": waited, "others_cores_before": others})
+                        round_meter = Load()
                         shift = rep % len(schedules)
                         for schedule in schedules[shift:] + schedules[:shift]:
                             progress.step(f"{scenario['name']} {app['name']} {schedule_label(schedule, app)}")
                             record = run_once(config, scenario, schedule, app, build)
                             record["rep"] = rep
                             runs.append(record)
-            scenario_load[scenario["name"]] = scenario_meter.stop()
+                        rounds.append(dict(round_meter.stop(), scenario=scenario["name"]))
+            scenario_load[scenario["name"]] = dict(scenario_meter.stop(), **during(rounds, scenario["name"]))
         charts = gantt_charts(config, summarize(config, runs), build, out, progress)
     finally:
         progress.finish()
     return {"started": started, "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
-            "load": load.stop(), "scenario_load": scenario_load, "quiet_waits": waits, "runs": runs, "charts": charts}
+            "load": dict(load.stop(), **during(rounds)), "scenario_load": scenario_load, "quiet_waits": waits, "runs": runs, "charts": charts}
 
 
 def main(argv):
@@ -848,7 +865,8 @@ def main(argv):
                   f"{100 * c['median_pair_gain']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] over {c['pairs']} pairs; "
                   f"seed: {c['seed']}")
         load = result["load"]
-        print(f"\nmachine load from others: {load['others_cores']} cores on average over {clock(load['wall_s'])}")
+        print(f"\nmachine load from others while the runs ran: {others(load)} cores on average "
+              f"({clock(load['wall_s'])} in all)")
         print(f"written: {out}/matrix.json, {out}/matrix.md" + (f", {len([c for c in charts if 'svg' in c])} Gantt "
                                                                f"charts in {out}/charts" if charts else ""))
     for f in failures:
