@@ -27,14 +27,12 @@ loop_params loop(iter_t n, int p, std::vector<double> powers = {}) {
   return lp;
 }
 
-// The chunk sizes the sequential scheduler hands out, requests coming from
+// The chunk sizes a sequential scheduler hands out, requests coming from
 // the workers of `order` in turn (default 0, 1, ..., p-1), worker k's run
 // queue being queue[k] (default 1).
-std::vector<iter_t> sizes(std::string_view name, const loop_params& lp, std::vector<int> order = {},
-                          const std::vector<double>& queue = {}) {
+std::vector<iter_t> drain(scheduler& s, int p, std::vector<int> order, const std::vector<double>& queue) {
   if (order.empty())
-    for (int w = 0; w < lp.p; ++w) order.push_back(w);
-  scheduler s(make(name, lp), lp);
+    for (int w = 0; w < p; ++w) order.push_back(w);
   std::vector<iter_t> out;
   for (std::size_t i = 0;; ++i) {
     const int w = order[i % order.size()];
@@ -42,6 +40,22 @@ std::vector<iter_t> sizes(std::string_view name, const loop_params& lp, std::vec
     if (c.size == 0) return out;
     out.push_back(c.size);
   }
+}
+
+// ... of the technique `name` alone,
+std::vector<iter_t> sizes(std::string_view name, const loop_params& lp, std::vector<int> order = {},
+                          const std::vector<double>& queue = {}) {
+  scheduler s(make(name, lp), lp);
+  return drain(s, lp.p, std::move(order), queue);
+}
+
+// ... and of a schedule with mechanisms ("w-tss,10").
+std::vector<iter_t> schedule_sizes(std::string_view schedule, loop_params lp) {
+  const auto parsed = parse_schedule(schedule);
+  EXPECT_TRUE(parsed.error.empty()) << parsed.error;
+  apply_chunk(parsed.spec, lp);
+  scheduler s(parsed.spec, lp);
+  return drain(s, lp.p, {}, {});
 }
 
 // What a fresh technique asks for at its first request.
@@ -98,15 +112,25 @@ TEST(WeightedAdaptive, DtssHandComputed) {
   //   P1, S = 4:   0.5 * (333 - 66 * 3.75)  =  42.75 -> 42
   //   P0, S = 4.5: 333 - 297 = 36, but only 1000 - 977 = 23 are left.
   //
-  // Seed 000 Table 2 is not used here. Its W-TSS row (n = 10000, m = 4,
-  // A = {1, 0.4, 1, 0.4}) sums to 10000 but starts at F = 1250 = n / 2m
-  // (not DTSS's n / 2A) with D = 78, while the TSS rule gives
-  // N = ceil(20000 / 1251) = 16 and D = floor(1249 / 15) = 83 (its TSS row
-  // has the same D = 78). Even taking F = 1250, D = 78 as given, the closed
-  // form gives 1250, 1172, 446, 434, 1031 for its first five requests where
-  // the table has 1250, 1172, 446, 433, 1027, and the gap grows: the row
-  // is a measured run, not the formula. So we test the formula.
+  // Seed 000 Table 2's W-TSS row applies this rule to TSS's trapezoid
+  // (F = n / 2m), not DTSS's (n / 2A): seed_tables_test.cpp checks it.
   EXPECT_EQ(sizes("dtss", loop(1000, 2, {1, 0.5})), (std::vector<iter_t>{333, 141, 234, 92, 135, 42, 23}));
+}
+
+TEST(WeightedAdaptive, WeightedTrapezoidTakesUnitsAndLeavesNoTail) {
+  // W over TSS takes A_k units of TSS's trapezoid (seed 000 Table 1: W-TSS is
+  // DTSS's rule; tss.cpp). n = 11998, p = 2, VP = {1, 0.5}, L = 10:
+  // F = floor(11998 / 4) = 2999, N = ceil(23996 / 3009) = 8,
+  // D = floor(2989 / 7) = 427; C = A (F - D (S + (A - 1) / 2)):
+  //   P0, S = 0:   2999                               P1, S = 1:   0.5 (2999 - 427 * 0.75) = 1339
+  //   P0, S = 1.5: 2999 - 640.5 = 2358                P1, S = 2.5: 0.5 (2999 - 427 * 2.25) = 1019
+  //   P0, S = 3:   1718                               P1, S = 4:   0.5 (2999 - 427 * 3.75) = 698
+  //   P0, S = 4.5: 1077                               P1, S = 5.5: 0.5 (2999 - 427 * 5.25) = 378
+  //   P0, S = 6:   437, but only 412 are left.
+  // Scaling each TSS step by A instead (eq. 2 alone) handed out 7 chunks,
+  // then 561 of L = 10: what W withheld, left for the end.
+  EXPECT_EQ(schedule_sizes("w-tss,10", loop(11998, 2, {1, 0.5})),
+            (std::vector<iter_t>{2999, 1339, 2358, 1019, 1718, 698, 1077, 378, 412}));
 }
 
 TEST(WeightedAdaptive, DfssHandComputed) {

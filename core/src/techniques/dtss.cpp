@@ -24,11 +24,11 @@
 // trapezoid): a loaded worker takes A_k = VP_k / Q_k units, so its chunks
 // shrink and the trapezoid lasts longer. Seed 004 runs with a minimum chunk
 // of 5 ("dtss,5"); the default here is the catalog's 1.
-#include <algorithm>
 #include <cmath>
 
 #include "arith.hpp"
 #include "techniques/techniques.hpp"
+#include "techniques/trapezoid.hpp"
 #include "techniques/worker_weights.hpp"
 
 namespace selfsched::techniques {
@@ -38,32 +38,18 @@ class distributed_trapezoid final : public technique {
  public:
   explicit distributed_trapezoid(const loop_params& lp) {
     const double total_power = total_relative_power(lp);
-    const iter_t last = std::max<iter_t>(1, lp.min_chunk);
     // floor(n / 2A), by integer division when A is whole (equal powers: tss's F).
     const bool whole = total_power == std::floor(total_power) && total_power < 1e18;
     const iter_t planned = whole ? lp.n / (2 * static_cast<iter_t>(total_power))
                                  : arith::to_iters_floor(static_cast<double>(lp.n) / (2 * total_power));
-    first_ = std::max(last, planned);
-    // N = ceil(2n / (F + L)), in 128 bits: F + L and 2n may pass INT64_MAX.
-    const unsigned __int128 f_plus_l = static_cast<unsigned __int128>(first_) + static_cast<unsigned __int128>(last);
-    const auto steps = static_cast<iter_t>((2 * static_cast<unsigned __int128>(lp.n) + f_plus_l - 1) / f_plus_l);
-    const iter_t decrement = steps > 1 ? (first_ - last) / (steps - 1) : 0;
-    decrement_ = static_cast<double>(decrement);
-    smallest_ = static_cast<double>(decrement > 0 ? first_ - (first_ - last) / decrement * decrement : first_);
+    shape_ = trapezoid::plan(lp.n, planned, lp.min_chunk);
   }
 
-  iter_t next_size(const request& r) override {
-    const double a = available_power(r);
-    const double unit = std::max(smallest_, static_cast<double>(first_) - decrement_ * (taken_ + (a - 1) / 2));
-    taken_ += a;
-    return arith::to_iters_floor(a * unit);
-  }
+  iter_t next_size(const request& r) override { return shape_.take_units(units_taken_, available_power(r)); }
 
  private:
-  iter_t first_ = 1;
-  double decrement_ = 0;
-  double smallest_ = 1;  // the trapezoid's last unit, >= L
-  double taken_ = 0;     // S: units handed out so far
+  trapezoid shape_;
+  double units_taken_ = 0;  // S: units handed out so far
 };
 
 }  // namespace

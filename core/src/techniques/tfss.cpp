@@ -10,8 +10,8 @@
 // 81 x4, 49 x4, then 17 and the remaining 11.
 #include <algorithm>
 
-#include "arith.hpp"
 #include "techniques/techniques.hpp"
+#include "techniques/trapezoid.hpp"
 
 namespace selfsched::techniques {
 namespace {
@@ -20,31 +20,24 @@ using wide = unsigned __int128;
 
 class trapezoid_factoring final : public technique {
  public:
-  explicit trapezoid_factoring(const loop_params& lp) : p_(lp.p) {
-    const iter_t last = std::max<iter_t>(1, lp.min_chunk);
-    first_ = std::max(last, lp.n / (2 * p_));
-    // N = ceil(2n / (F + L)) in 128 bits: F + L and 2n may pass INT64_MAX.
-    const wide f_plus_l = static_cast<wide>(first_) + static_cast<wide>(last);
-    const auto steps = static_cast<iter_t>((2 * static_cast<wide>(lp.n) + f_plus_l - 1) / f_plus_l);
-    decrement_ = steps > 1 ? (first_ - last) / (steps - 1) : 0;
-    flat_from_ = decrement_ > 0 ? (first_ - last) / decrement_ : 0;
-  }
+  explicit trapezoid_factoring(const loop_params& lp)
+      : p_(lp.p), shape_(trapezoid::plan(lp.n, lp.n / (2 * iter_t{lp.p}), lp.min_chunk)) {}
 
   iter_t next_size(const request& r) override { return batch_chunk(batch_start(r.step)); }
   // From the first batch that lies wholly in TSS's flat tail on, every chunk
   // is that tail's size.
   iter_t constant_size_from(const request& r) const override {
     const iter_t start = batch_start(r.step);
-    return start >= flat_from_ ? batch_chunk(start) : 0;
+    return start >= shape_.flat_from ? batch_chunk(start) : 0;
   }
 
  private:
   iter_t batch_start(iter_t step) const { return step - step % p_; }
 
   // ceil(mean of TSS chunks a .. a+p-1) = F - floor(D * sum(min(i, K)) / p),
-  // K = flat_from_. D * sum <= p * (F - L), so 128 bits hold it.
+  // K = the trapezoid's flat_from. D * sum <= p * (F - L), so 128 bits hold it.
   iter_t batch_chunk(iter_t a) const {
-    const iter_t k = flat_from_;
+    const iter_t k = shape_.flat_from;
     wide index_sum;
     if (a >= k) {
       index_sum = static_cast<wide>(p_) * static_cast<wide>(k);
@@ -53,11 +46,11 @@ class trapezoid_factoring final : public technique {
       index_sum = (static_cast<wide>(a) + static_cast<wide>(hi)) * static_cast<wide>(hi - a + 1) / 2 +
                   static_cast<wide>(p_ - 1 - (hi - a)) * static_cast<wide>(k);
     }
-    return first_ - static_cast<iter_t>(static_cast<wide>(decrement_) * index_sum / static_cast<wide>(p_));
+    return shape_.first - static_cast<iter_t>(static_cast<wide>(shape_.decrement) * index_sum / static_cast<wide>(p_));
   }
 
   iter_t p_;
-  iter_t first_ = 1, decrement_ = 0, flat_from_ = 0;
+  trapezoid shape_;
 };
 
 }  // namespace

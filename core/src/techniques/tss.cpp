@@ -1,42 +1,38 @@
 // tss: trapezoid self-scheduling (Tzen & Ni 1993; seed 000 sec. 2).
-// F = floor(n / 2p), L = 1 (or the minimum chunk), N = ceil(2n / (F + L))
-// steps, D = floor((F - L) / (N - 1)); C_i = F - i*D, never below L, and the
-// last chunk takes whatever is left. The floors follow seed 003 Table 1
-// (204, 194, ..., 64, 38 for n = 2048, p = 5), which also matches seed 002.
-#include <algorithm>
-
-#include "arith.hpp"
+// F = floor(n / 2p), L = 1 (or the minimum chunk), the trapezoid of
+// trapezoid.hpp; the last chunk takes whatever is left.
+//
+// Under W (w-tss, seed 000 Table 1: "new notation for DTSS") a request of
+// power A_k takes A_k units of the trapezoid, as in DTSS, instead of a whole
+// step scaled by A_k: scaling alone would leave what W withholds from slow
+// workers for the end of the loop, handed out at L (seed 000 Table 2's W-TSS
+// column advances by A_k: its third chunk is 0.4 (1250 - 78 * 1.7) = 446).
 #include "techniques/techniques.hpp"
+#include "techniques/trapezoid.hpp"
 
 namespace selfsched::techniques {
 namespace {
 
-class trapezoid final : public technique {
+class trapezoid_self_scheduling final : public technique {
  public:
-  explicit trapezoid(const loop_params& lp) {
-    last_ = std::max<iter_t>(1, lp.min_chunk);
-    first_ = std::max(last_, lp.n / (2 * iter_t{lp.p}));
-    // N = ceil(2n / (F + L)), in 128 bits: F + L and 2n may pass INT64_MAX.
-    const unsigned __int128 f_plus_l = static_cast<unsigned __int128>(first_) + last_;
-    const auto steps = static_cast<iter_t>((2 * static_cast<unsigned __int128>(lp.n) + f_plus_l - 1) / f_plus_l);
-    decrement_ = steps > 1 ? (first_ - last_) / (steps - 1) : 0;
-    flat_from_ = decrement_ > 0 ? (first_ - last_) / decrement_ : 0;
-  }
+  explicit trapezoid_self_scheduling(const loop_params& lp)
+      : shape_(trapezoid::plan(lp.n, lp.n / (2 * iter_t{lp.p}), lp.min_chunk)) {}
 
-  iter_t next_size(const request& r) override { return size_at(r.step); }
+  iter_t next_size(const request& r) override { return shape_.size_at(r.step); }
   iter_t constant_size_from(const request& r) const override {
-    return r.step >= flat_from_ ? size_at(r.step) : 0;
+    return r.step >= shape_.flat_from ? shape_.size_at(r.step) : 0;
+  }
+  iter_t weighted_size(const request& /*r*/, double available) override {
+    return shape_.take_units(units_taken_, available);
   }
 
  private:
-  // F - i*D, computed without overflow: from step flat_from_ on it stays put.
-  iter_t size_at(iter_t step) const { return first_ - std::min(step, flat_from_) * decrement_; }
-
-  iter_t first_ = 1, last_ = 1, decrement_ = 0, flat_from_ = 0;
+  trapezoid shape_;
+  double units_taken_ = 0;  // under W: S, the units handed out so far
 };
 
 }  // namespace
 
-technique_ptr make_tss(const loop_params& lp) { return std::make_unique<trapezoid>(lp); }
+technique_ptr make_tss(const loop_params& lp) { return std::make_unique<trapezoid_self_scheduling>(lp); }
 
 }  // namespace selfsched::techniques

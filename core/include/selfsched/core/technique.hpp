@@ -67,6 +67,12 @@ class technique {
   // Non-zero when every chunk from this request on has this size (after
   // clamping). Lets a chunk plan cover 10^12 iterations in a few segments.
   virtual iter_t constant_size_from(const request& /*r*/) const { return 0; }
+
+  // Mechanism W asks this first, with the requester's available power
+  // (0 < available <= 1): a technique whose chunks follow a count of steps
+  // (tss) answers in its own terms, so that what W withholds is not left for
+  // the end. 0: none of its own; W scales next_size (mechanisms/weighting.cpp).
+  virtual iter_t weighted_size(const request& /*r*/, double /*available*/) { return 0; }
 };
 
 using technique_ptr = std::unique_ptr<technique>;
