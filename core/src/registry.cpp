@@ -84,6 +84,7 @@ std::string catalog_names() {
   for (const auto& row : rows) {
     if (!names.empty()) names += ", ";
     names += row.name;
+    if (!row.alias.empty()) names += "/" + std::string(row.alias);
   }
   return names;
 }

@@ -43,7 +43,7 @@ bool choose_technique(const char* text, long chunk, const char* origin) {
   if (chunk > 0 && full.find(',') == std::string::npos) full += "," + std::to_string(chunk);
   parse_result parsed = parse_schedule(full);
   if (!parsed.ok()) {
-    warn("%s='%s': %s; standard kinds static, dynamic, guided, auto are libomp's", origin, text,
+    warn("%s='%s': %s; standard kinds static, dynamic, guided, auto are libomp's (selfsched's auto: best)", origin, text,
          parsed.error.c_str());
     return false;
   }

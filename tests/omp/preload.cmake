@@ -26,7 +26,7 @@ endforeach()
 run_plain(out err OMP_SCHEDULE=bogus)
 string(REGEX MATCHALL "selfsched:" lines "${err}")
 list(LENGTH lines count)
-if(NOT err MATCHES "unknown technique 'bogus'; valid: static, ss, css, gss" OR err MATCHES "OMP: Warning")
+if(NOT err MATCHES "unknown technique 'bogus'; valid: static, ss/pss, css, gss" OR err MATCHES "OMP: Warning")
   message(FATAL_ERROR "OMP_SCHEDULE=bogus: expected selfsched's message only, got:\n${err}")
 endif()
 

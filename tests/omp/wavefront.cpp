@@ -261,7 +261,7 @@ void illegal_input() {
   selfsched::wavefront_options unknown;
   unknown.technique = "s-fsss";
   const std::string name = error_of([&] { selfsched::wavefront<2>({5, 5}, {{1, 0}}, nothing, unknown); });
-  check(name.find("technique: unknown technique 'fsss'; valid: static, ss, css") != std::string::npos,
+  check(name.find("technique: unknown technique 'fsss'; valid: static, ss/pss, css") != std::string::npos,
         "unknown technique: '" + name + "'");
   selfsched::wavefront_options thresholds;
   thresholds.min_chunk = 10;

@@ -31,7 +31,7 @@ expect_sizes("923 328 144 123 121 40 38 36 34 32 30 28 26 24 22 20 18 16 14 12 1
 expect_sizes("1250 1250 500 500 1250 500 500 1250 1250 500 1250" --technique w-css,1250 --n 10000 --p 4
              --weights 1,0.8,1,0.8 --queue 1,2,1,2 --order 0,2,3,1,2,1,3,0,2,3,0)
 
-expect_error("unknown technique 'bogus'; valid: static, ss," --technique bogus --n 10 --p 2)
+expect_error("unknown technique 'bogus'; valid: static, ss/pss," --technique bogus --n 10 --p 2)
 expect_error("--n 'ten' is not an integer" --technique gss --n ten --p 2)
 expect_error("weight 1 is nan" --technique w-gss --n 10 --p 2 --weights 1,nan)
 expect_error("weight 0 is 0.000000" --technique w-gss --n 10 --p 2 --weights 0,1)
