@@ -1,0 +1,26 @@
+# libselfsched exports only what omp_ext/exports.map allows: the interposed
+# libomp entry points, the OMPT tool entry, the C API and selfsched::omp.
+# A leaked template instance (std::, nlohmann::json) or core symbol could bind
+# a program's own copy to ours. Run with -DLIB=<libselfsched.so> -DNM=<nm>.
+execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} failed on ${LIB}")
+endif()
+string(REPLACE "\n" ";" lines "${listing}")
+set(leaked "")
+set(count 0)
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9a-f]+ [A-Za-z] (.+)$")
+    set(symbol ${CMAKE_MATCH_1})
+    math(EXPR count "${count} + 1")
+    if(NOT symbol MATCHES "^(__kmpc_|omp_|kmp_|ompt_start_tool$|selfsched_|_ZN9selfsched3omp|_ZNK9selfsched3omp)")
+      string(APPEND leaked "  ${symbol}\n")
+    endif()
+  endif()
+endforeach()
+if(count LESS 20)
+  message(FATAL_ERROR "only ${count} symbols exported by ${LIB}: the entry points are missing")
+endif()
+if(NOT leaked STREQUAL "")
+  message(FATAL_ERROR "libselfsched exports symbols outside exports.map's list:\n${leaked}")
+endif()
