@@ -39,7 +39,7 @@ void apply_chunk(const schedule_spec& spec, loop_params& lp) {
 technique_ptr make_schedule(const schedule_spec& spec, const loop_params& lp) {
   const int alpha = spec.alpha_auto ? mechanisms::alpha_from_heterogeneity(lp) : spec.alpha_percent;
   technique_ptr t = alpha > 0 ? mechanisms::two_phase_alpha(*spec.base, lp, alpha) : spec.base->make(lp);
-  if (spec.weighted) t = mechanisms::weighting(std::move(t));
+  if (spec.weighted) t = mechanisms::weighting(std::move(t), lp.max_chunk);
   return t;
 }
 

@@ -133,6 +133,21 @@ TEST(WeightedAdaptive, WeightedTrapezoidTakesUnitsAndLeavesNoTail) {
             (std::vector<iter_t>{2999, 1339, 2358, 1019, 1718, 698, 1077, 378, 412}));
 }
 
+TEST(WeightedAdaptive, UpperThresholdBoundsTheChunkBeforeWeighting) {
+  // w-gss, n = 1000, VP = {1, 0.5}, max chunk 100: the threshold bounds GSS's
+  // chunk, then W halves it for P1 (seed 000 sec. 6 bounds the technique's
+  // chunks). Bounded after W, both would get 100 while GSS asks for more.
+  //   R = 1000 .. 250, five rounds: P0 min(ceil(R/2), 100) = 100, P1 50
+  //   R = 250: P0 100    R = 150: P1 floor(75 / 2) = 37
+  //   R = 113: P0 57     R = 56:  P1 14     R = 42: P0 21    R = 21: P1 5
+  //   R = 16:  P0 8      R = 8:   P1 2      R = 6:  P0 3     R = 3:  P1 1
+  //   R = 2:   P0 1      R = 1:   P1 1
+  loop_params lp = loop(1000, 2, {1, 0.5});
+  lp.max_chunk = 100;
+  EXPECT_EQ(schedule_sizes("w-gss", lp), (std::vector<iter_t>{100, 50, 100, 50, 100, 50, 100, 50, 100, 50, 100,
+                                                              37, 57, 14, 21, 5, 8, 2, 3, 1, 1, 1}));
+}
+
 TEST(WeightedAdaptive, DfssHandComputed) {
   // Seed 004 Alg. 2, alpha = 2: a stage's unit is ceil(R / 3); P0 gets the
   // unit, P1 half of it (rounded down); the stage ends once 1 + 0.5 = A of

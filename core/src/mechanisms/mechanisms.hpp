@@ -5,8 +5,9 @@
 
 namespace selfsched::mechanisms {
 
-// W: C' = C * VP_k / Q_k (seed 000, eq. 2), VP_k relative to the fastest.
-technique_ptr weighting(technique_ptr inner);
+// W: C' = min(C, max_chunk) * VP_k / Q_k (seed 000, eq. 2), VP_k relative
+// to the fastest; max_chunk 0: no upper threshold.
+technique_ptr weighting(technique_ptr inner, iter_t max_chunk);
 
 // alpha: alpha_percent of n split by worker speed, the rest by `base`
 // (seeds 002, 003). alpha_percent in 1..100.
