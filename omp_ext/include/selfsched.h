@@ -17,11 +17,13 @@ extern "C" {
  * chunk > 0 sets the minimum chunk). NULL or "" gives runtime loops back to
  * libomp's run-sched-var. Returns 0, or -1 for an unknown name (one message
  * on stderr names it and the valid choices; the previous choice stays).
- * Process-wide: call it outside parallel regions. */
+ * Like omp_set_schedule, it applies to the calling task: outside parallel
+ * regions, to the whole program; inside one, to the regions this thread
+ * starts next (the loops of the current team keep their technique). */
 int selfsched_set_schedule(const char* name, long chunk);
 
-/* Writes the active technique (e.g. "w-gss,4") into buf, "" when runtime
- * loops follow libomp. Returns the length it needs, excluding the NUL. */
+/* Writes the calling task's technique (e.g. "w-gss,4") into buf, "" when
+ * runtime loops follow libomp. Returns the length it needs, excluding the NUL. */
 size_t selfsched_get_schedule(char* buf, size_t size);
 
 /* Writes the profile gathered so far (SELFSCHED_PROFILE must be set; it is

@@ -164,11 +164,9 @@ void doacross_not_ours(membership* m) {
 }
 
 void doacross_init(ident_t* loc, std::int32_t gtid, std::int32_t num_dims, const kmp_dim* dims) {
-  // No technique chosen: no loop can be ours, libomp from the start.
-  membership* m = active_technique() != nullptr && num_dims >= 1 && num_dims <= doacross_max_dims
-                      ? membership_for_new_loop()
-                      : nullptr;
-  if (m == nullptr) return real().doacross_init(loc, gtid, num_dims, dims);
+  // No technique for this team: no loop can be ours, libomp from the start.
+  membership* m = num_dims >= 1 && num_dims <= doacross_max_dims ? membership_for_new_loop() : nullptr;
+  if (m == nullptr || technique_in_force(*m) == nullptr) return real().doacross_init(loc, gtid, num_dims, dims);
   doacross_thread& t = m->doacross;
   t.mode = state::pending;
   t.dims = num_dims;

@@ -18,24 +18,23 @@
 namespace selfsched::omp {
 namespace {
 
-// Which technique serves a loop of this schedule kind, if any. Modifier bits
-// are masked: clang marks schedule(runtime) nonmonotonic by default, and that
-// must never turn a chosen technique off.
-const active_schedule* technique_for(int schedule) {
-  const active_schedule* technique = active_technique();
-  if (technique == nullptr) return nullptr;
+// Could a loop of this schedule kind be ours? Modifier bits are masked:
+// clang marks schedule(runtime) nonmonotonic by default, and that must never
+// turn a chosen technique off.
+bool served_kind(int schedule) {
   const int kind = sched::without_modifiers(schedule);
-  if (kind == sched::runtime) return technique;
+  if (kind == sched::runtime) return true;
   const settings& s = current_settings();
-  if (s.override_dynamic && kind == sched::dynamic_chunked) return technique;
-  if (s.override_guided &&
-      (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical))
-    return technique;
-  return nullptr;
+  if (s.override_dynamic && kind == sched::dynamic_chunked) return true;
+  return s.override_guided &&
+         (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical);
 }
 
 // Cold: said once, when a loop we should serve has to go to libomp.
 [[gnu::cold, gnu::noinline]] void explain_untracked_team() {
+  if (active_technique() == nullptr) return;
+  // A team of one thread runs its loop in order whoever schedules it.
+  if (teams_tracked() && real().get_num_threads() == 1) return;
   static std::atomic<bool> said{false};
   if (said.exchange(true)) return;
   warn(teams_tracked() ? "parallel regions nested deeper than selfsched tracks run with libomp's schedule"
@@ -61,10 +60,11 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
 
 template <typename T, typename ST, typename Forward>
 void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
-  const active_schedule* technique = technique_for(schedule);
-  membership* m = technique ? membership_for_new_loop() : current_membership();
+  const bool could_be_ours = served_kind(schedule);
+  membership* m = could_be_ours ? membership_for_new_loop() : current_membership();
+  const active_schedule* technique = could_be_ours && m != nullptr ? technique_in_force(*m) : nullptr;
   iter_t n = 0;
-  if (technique != nullptr && m == nullptr) explain_untracked_team();
+  if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
     if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
     doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
@@ -174,18 +174,22 @@ void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
   if (real().deinit != nullptr) real().deinit(loc, gtid);
 }
 
-// A standard kind chosen from code takes runtime loops back from selfsched.
+// A standard kind chosen from code takes runtime loops back from selfsched,
+// for the calling task's next regions, as libomp's own choice.
 void omp_set_schedule(int kind, int chunk) {
-  so::clear_technique();
+  so::set_task_technique(nullptr);
   real().set_schedule(kind, chunk);
 }
 
 int selfsched_set_schedule(const char* name, long chunk) {
-  return so::choose_technique(name, chunk, "selfsched_set_schedule") ? 0 : -1;
+  const so::active_schedule* technique = nullptr;
+  if (!so::parse_technique(name, chunk, "selfsched_set_schedule", technique)) return -1;
+  so::set_task_technique(technique);
+  return 0;
 }
 
 size_t selfsched_get_schedule(char* buf, size_t size) {
-  const so::active_schedule* a = so::active_technique();
+  const so::active_schedule* a = so::task_technique();
   const char* text = a ? a->text.c_str() : "";
   const size_t length = std::strlen(text);
   if (buf != nullptr && size > 0) {

@@ -52,6 +52,7 @@ struct real_entry_points {
   void (*fini_8u)(ident_t*, std::int32_t);
   void (*deinit)(ident_t*, std::int32_t);  // libomp >= 18 only; may be null
   void (*set_schedule)(int, int);
+  int (*get_num_threads)();
   void (*doacross_init)(ident_t*, std::int32_t, std::int32_t, const kmp_dim*);
   void (*doacross_wait)(ident_t*, std::int32_t, const std::int64_t*);
   void (*doacross_post)(ident_t*, std::int32_t, const std::int64_t*);

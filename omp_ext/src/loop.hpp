@@ -83,6 +83,9 @@ struct alignas(64) loop_slot {
 
 struct team_state {
   loop_slot slots[loop_ring_size];
+  // Serves the team's schedule(runtime) loops; fixed when the region begins,
+  // as libomp fixes the team's run-sched-var, so every member decides alike.
+  const active_schedule* technique = nullptr;
   outer_source* outer = nullptr;  // feeds this team's loops (MPI regions)
   team_placement placement;       // which CPU each member runs on
   void reset();  // only when no thread uses the team
@@ -108,6 +111,9 @@ struct membership {
   loop_cursor loop;
   thread_probe probe;           // used only when profiling
   bool last_loop_ours = false;  // decides what __kmpc_dispatch_deinit does
+  // This implicit task's own choice (omp_set_schedule in the region): what
+  // the regions it starts inherit, never the team's current loops.
+  const active_schedule* task_technique = nullptr;
   doacross_thread doacross;     // this thread's ordered(n) loop, if any (doacross.hpp)
 };
 

@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
@@ -34,11 +36,9 @@ bool is_standard_kind(std::string_view text) {
 
 }  // namespace
 
-bool choose_technique(const char* text, long chunk, const char* origin) {
-  if (text == nullptr || *text == '\0') {
-    clear_technique();
-    return true;
-  }
+bool parse_technique(const char* text, long chunk, const char* origin, const active_schedule*& technique) {
+  technique = nullptr;
+  if (text == nullptr || *text == '\0') return true;
   std::string full(without_modifier(text));
   if (chunk > 0 && full.find(',') == std::string::npos) full += "," + std::to_string(chunk);
   parse_result parsed = parse_schedule(full);
@@ -47,24 +47,43 @@ bool choose_technique(const char* text, long chunk, const char* origin) {
          parsed.error.c_str());
     return false;
   }
-  // Never freed: a loop starting on another thread may still read the old one.
-  detail::active.store(new active_schedule{parsed.spec, std::move(full)}, std::memory_order_release);
+  // Never freed (a team starting on another thread may still read it), so
+  // kept once per distinct text: a program may switch every time step.
+  static std::mutex lock;
+  static std::vector<const active_schedule*> known;
+  std::lock_guard guard(lock);
+  for (const active_schedule* k : known)
+    if (k->text == full) return technique = k, true;
+  technique = known.emplace_back(new active_schedule{parsed.spec, std::move(full)});
   return true;
 }
 
-void clear_technique() { detail::active.store(nullptr, std::memory_order_release); }
+void set_active_technique(const active_schedule* technique) {
+  detail::active.store(technique, std::memory_order_release);
+}
 
 void choose_technique_from_environment() {
   const settings& s = current_settings();
   const char* omp_schedule = std::getenv("OMP_SCHEDULE");
   if (!s.schedule.empty()) {
-    if (!is_standard_kind(without_modifier(s.schedule))) choose_technique(s.schedule.c_str(), 0, "SELFSCHED_SCHEDULE");
+    const active_schedule* chosen = nullptr;
+    const bool standard = is_standard_kind(without_modifier(s.schedule));
+    if (!standard && parse_technique(s.schedule.c_str(), 0, "SELFSCHED_SCHEDULE", chosen))
+      set_active_technique(chosen);
+    // SELFSCHED_SCHEDULE wins; an OMP_SCHEDULE naming one of ours (a parent
+    // set both) must still not reach libomp, which would warn about it.
+    if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)))
+      setenv("OMP_SCHEDULE", standard ? s.schedule.c_str() : "dynamic", 1);
   } else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule))) {
     // Ours (or bogus): libomp must not see it, or it warns and ignores it.
     // Children that preload us find the value again in SELFSCHED_SCHEDULE.
     const std::string original = omp_schedule;
-    if (choose_technique(original.c_str(), 0, "OMP_SCHEDULE")) {
-      setenv("SELFSCHED_SCHEDULE", original.c_str(), 0);
+    const active_schedule* chosen = nullptr;
+    if (parse_technique(original.c_str(), 0, "OMP_SCHEDULE", chosen)) {
+      set_active_technique(chosen);
+      // Overwrite: SELFSCHED_SCHEDULE may be set but empty (it lost to OMP_SCHEDULE
+      // here), and children must not find OMP_SCHEDULE=dynamic alone.
+      setenv("SELFSCHED_SCHEDULE", original.c_str(), 1);
       setenv("OMP_SCHEDULE", "dynamic", 1);
     } else {
       warn("OMP_SCHEDULE: using libomp's default schedule instead");

@@ -18,15 +18,17 @@ namespace detail {
 extern std::atomic<const active_schedule*> active;
 }
 
-// nullptr: runtime loops follow libomp's own run-sched-var. One load.
+// The process-wide choice: what regions started outside any other region
+// inherit (teams.hpp gives each team its own). nullptr: runtime loops follow
+// libomp's own run-sched-var. One load.
 inline const active_schedule* active_technique() {
   return detail::active.load(std::memory_order_acquire);
 }
+void set_active_technique(const active_schedule* technique);
 
-// Parses `text` ("" or nullptr: back to libomp). On error: one warning naming
-// the value and the choices; the active technique is left unchanged.
-bool choose_technique(const char* text, long chunk, const char* origin);
-void clear_technique();
+// Parses `text` into `technique` ("" or nullptr: nullptr, back to libomp).
+// On error: one warning naming the value and the choices, and false.
+bool parse_technique(const char* text, long chunk, const char* origin, const active_schedule*& technique);
 
 // Reads the environment; rewrites OMP_SCHEDULE so libomp never warns about
 // our names. Runs from the library constructor.

@@ -53,6 +53,13 @@ thread_context& context() {
 
 bool tool_started = false;
 
+// What a region started now by this thread inherits. Deeper than we track,
+// nothing: the loops there are libomp's.
+const active_schedule* encountering_task_technique(const thread_context& t) {
+  if (t.depth == 0) return active_technique();
+  return t.depth <= max_nesting ? t.stack[t.depth - 1].task_technique : nullptr;
+}
+
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned requested_parallelism,
                        int, const void*) {
   thread_context& t = context();
@@ -60,6 +67,7 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
     t.encountered.push_back(std::make_unique<team_state>());
   team_state* team = t.encountered[static_cast<std::size_t>(t.encountered_depth++)].get();
   team->reset();
+  team->technique = encountering_task_technique(t);
   team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
   team->placement.prepare(static_cast<int>(requested_parallelism), t.depth == 0);
   parallel_data->ptr = team;
@@ -83,7 +91,10 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
       m.team = static_cast<team_state*>(parallel_data->ptr);
       m.thread_num = static_cast<int>(index);
       m.team_size = static_cast<int>(actual_parallelism);
-      if (m.team != nullptr) m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
+      if (m.team != nullptr) {
+        m.task_technique = m.team->technique;
+        m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
+      }
     }
     ++t.depth;
   } else if (t.depth > 0) {
@@ -117,6 +128,21 @@ membership* membership_for_new_loop() {
 }
 
 bool teams_tracked() { return tool_started; }
+
+const active_schedule* technique_in_force(const membership& m) {
+  if (&m == &this_thread->solo_membership) return active_technique();
+  return m.team != nullptr ? m.team->technique : nullptr;
+}
+
+void set_task_technique(const active_schedule* technique) {
+  const thread_context* t = this_thread;
+  if (t == nullptr || t->depth == 0) return set_active_technique(technique);
+  if (t->depth <= max_nesting) this_thread->stack[t->depth - 1].task_technique = technique;
+}
+
+const active_schedule* task_technique() {
+  return this_thread != nullptr ? encountering_task_technique(*this_thread) : active_technique();
+}
 
 outer_source* install_outer_source(outer_source* source) {
   thread_context& t = context();

@@ -27,4 +27,14 @@ membership* membership_for_new_loop();
 // Did libomp start our tool? If not, every loop goes to libomp.
 bool teams_tracked();
 
+// The technique for the next schedule(runtime) loop of m's team (nullptr:
+// libomp's schedule): the team's, or outside any region the process-wide one.
+const active_schedule* technique_in_force(const membership& m);
+
+// omp_set_schedule / selfsched_set_schedule act, like OpenMP's run-sched-var,
+// on the calling task: the regions it starts next. Outside any region that is
+// the process-wide choice.
+void set_task_technique(const active_schedule* technique);
+const active_schedule* task_technique();
+
 }  // namespace selfsched::omp
