@@ -1,11 +1,13 @@
 #include "profile.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -83,11 +85,57 @@ balance measure(const loop_instance_profile& r) {
 }
 
 void write_at_exit() {
-  const std::string& path = current_settings().profile_path;
+  const std::string path = profile_path_for_process(
+      current_settings().profile_path, [](const char* name) -> const char* { return std::getenv(name); }, getpid());
   if (!write_profile(path.c_str())) warn("could not write the profile to SELFSCHED_PROFILE='%s'", path.c_str());
 }
 
 }  // namespace
+
+std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid) {
+  // The rank as MPI launchers publish it to each process they start.
+  const char* rank = nullptr;
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = env(name); v != nullptr && *v != '\0') {
+      rank = v;
+      break;
+    }
+  long ranks = -1;  // unknown
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+    if (const char* v = env(name); v != nullptr && *v != '\0') {
+      ranks = std::strtol(v, nullptr, 10);
+      break;
+    }
+  std::string path;
+  bool per_process = false;
+  for (std::size_t k = 0; k < pattern.size(); ++k) {
+    if (pattern[k] != '%' || k + 1 == pattern.size()) {
+      path += pattern[k];
+      continue;
+    }
+    switch (pattern[++k]) {
+      case 'p': path += std::to_string(pid), per_process = true; break;
+      case 'r': path += rank != nullptr ? rank : "0", per_process = true; break;
+      case 'h': {
+        char host[256] = "";
+        if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+        path += host[0] != '\0' ? host : "localhost";
+        break;
+      }
+      case '%': path += '%'; break;
+      default: path += '%', path += pattern[k];  // not ours: kept as written
+    }
+  }
+  // Several ranks and one name would mean one file written by all of them
+  // at once: each rank gets its own, "prof.json" -> "prof.rank3.json".
+  if (!per_process && rank != nullptr && ranks != 1) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+    path.insert(has_extension ? dot : path.size(), std::string(".rank") + rank);
+  }
+  return path;
+}
 
 bool profiling() {
   static const bool on = [] {
@@ -205,9 +253,30 @@ bool write_profile(const char* path) {
   // are replaced, and any other failure is reported by the caller.
   try {
     const json profile{{"selfsched_profile", 1}, {"powers_from", powers_source()}, {"sites", std::move(sites)}};
-    std::ofstream out(path);
-    out << profile.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
-    return static_cast<bool>(out);
+    const std::string text = profile.dump(1, ' ', false, json::error_handler_t::replace) + '\n';
+    // A regular file is replaced whole (written aside, then renamed): processes
+    // that share the path (a program and the children it starts, each with
+    // the preloaded library) leave one of their profiles, never a mix. Anything
+    // else (/dev/stdout, a pipe) is written in place.
+    std::error_code error;
+    const auto status = std::filesystem::status(path, error);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+      std::ofstream out(path);
+      out << text;
+      return static_cast<bool>(out.flush());
+    }
+    const std::string aside = std::string(path) + ".tmp" + std::to_string(getpid());
+    {
+      std::ofstream out(aside);
+      out << text;
+      if (!out.flush()) {
+        std::filesystem::remove(aside, error);
+        return false;
+      }
+    }
+    std::filesystem::rename(aside, path, error);
+    if (error) std::filesystem::remove(aside, error);
+    return !error;
   } catch (const std::exception&) {
     return false;
   }

@@ -77,4 +77,11 @@ void profile_end(loop_instance_profile* record);
 // Writes the JSON profile (also done at exit when SELFSCHED_PROFILE is set).
 bool write_profile(const char* path);
 
+// The file SELFSCHED_PROFILE names for this process: %p the process id, %r
+// the MPI rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID; 0
+// without a launcher), %h the host name, %% a percent sign. Under an MPI
+// launcher with several ranks and neither %p nor %r, ".rank<r>" goes before
+// the extension. `env` is getenv (a parameter for the tests).
+std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid);
+
 }  // namespace selfsched::omp

@@ -119,7 +119,7 @@ const struct row {
        if (error.empty()) s.seed = static_cast<std::uint64_t>(seed);
        return error;
      }},
-    {"SELFSCHED_PROFILE", "off", "write a JSON profile of every selfsched loop to this path at exit",
+    {"SELFSCHED_PROFILE", "off", "write a JSON profile of every selfsched loop to this path at exit (%p pid, %r MPI rank, %h host; one file per rank)",
      [](std::string_view v, settings& s) { return s.profile_path = v, std::string(); }},
     {"SELFSCHED_PROFILE_CHUNKS", "false", "with SELFSCHED_PROFILE: record every chunk (thread, start, size, times)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.profile_chunks); }},
