@@ -131,7 +131,9 @@ void leave_loop(membership& m, std::int64_t now) {
   const std::uint64_t instance = m.loop.instance;
   m.loop.slot = nullptr;
   if (slot.profile) probe_leave(m.probe, slot.profile, now);
-  if (slot.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == slot.team_size) {
+  // m.team_size, not slot.team_size: once our increment is in, the last
+  // thread may free the slot and set it up again for a later loop.
+  if (slot.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == m.team_size) {
     if (slot.profile) profile_end(std::exchange(slot.profile, nullptr));
     if (slot.outer) slot.outer->loop_end();
     slot.serial.reset();

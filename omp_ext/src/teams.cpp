@@ -1,11 +1,16 @@
 #include "teams.hpp"
 
+#include <dlfcn.h>
 #include <omp-tools.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "tsan.hpp"
 
 namespace selfsched::omp {
 namespace detail {
@@ -71,6 +76,7 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
   team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
   team->placement.prepare(static_cast<int>(requested_parallelism), t.depth == 0);
   parallel_data->ptr = team;
+  tsan_release(parallel_data);  // the workers read it after libomp's fork
 }
 
 void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) {
@@ -86,6 +92,7 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
   thread_context& t = context();
   if (endpoint == ompt_scope_begin) {
     if (t.depth < max_nesting) {
+      tsan_acquire(parallel_data);
       membership& m = t.stack[t.depth];
       m = membership{};
       m.team = static_cast<team_state*>(parallel_data->ptr);
@@ -151,6 +158,47 @@ outer_source* install_outer_source(outer_source* source) {
 }
 
 }  // namespace selfsched::omp
+
+// Another OMPT tool may run beside ours: libomp starts one tool only (the
+// first ompt_start_tool it finds, ours once we are preloaded or linked), so
+// LLVM's multiplexer (ompt-multiplex.h, shipped with clang) starts the
+// tools named in SELFSCHED_TOOL_LIBRARIES as its client and forwards their
+// callbacks, with their own parallel and task data. Without a client it
+// hands libomp our tool unchanged.
+#define OMPT_MULTIPLEX_TOOL_NAME "SELFSCHED"
+#include <ompt-multiplex.h>  // renames our ompt_start_tool below to its "own" tool
+
+namespace {
+
+// What the user asked libomp for (OMP_TOOL_LIBRARIES, e.g. Archer's
+// libarcher.so under ThreadSanitizer) would never start beside us: libomp
+// reads it only when no ompt_start_tool is found. So, before libomp starts,
+// it becomes our client list, without libselfsched itself (a tool list may
+// name us; starting ourselves as our own client would recurse).
+__attribute__((constructor)) void chain_tools_named_for_libomp() {
+  const char* requested = getenv("OMP_TOOL_LIBRARIES");
+  const char* ours_named = getenv("SELFSCHED_TOOL_LIBRARIES");
+  if (requested == nullptr || (ours_named != nullptr && *ours_named != '\0')) return;
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&chain_tools_named_for_libomp), &self) == 0) return;
+  void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  std::string clients;
+  for (std::string_view rest = requested; !rest.empty();) {
+    const std::size_t colon = rest.find(':');
+    const std::string path(rest.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    if (path.empty()) continue;
+    if (void* loaded = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+      dlclose(loaded);
+      if (loaded == ours) continue;
+    }
+    clients += (clients.empty() ? "" : ":") + path;
+  }
+  if (ours != nullptr) dlclose(ours);
+  if (!clients.empty()) setenv("SELFSCHED_TOOL_LIBRARIES", clients.c_str(), 1);
+}
+
+}  // namespace
 
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
 extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {

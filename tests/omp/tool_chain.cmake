@@ -1,0 +1,31 @@
+# Another OMPT tool beside selfsched's: named in OMP_TOOL_LIBRARIES, it is
+# started as a client of selfsched's tool (ompt-multiplex.h) and sees its
+# events, while selfsched still serves the runtime loop. OMP_TOOL_LIBRARIES
+# naming libselfsched itself must not recurse.
+# -DLIB=libselfsched.so -DTOOL=libcounting_tool.so -DPROGRAM=omp_plain_program -DWORK=dir
+file(MAKE_DIRECTORY ${WORK})
+set(profile ${WORK}/tool_chain_profile.json)
+file(REMOVE ${profile})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=fss
+                        OMP_TOOL_LIBRARIES=${TOOL} SELFSCHED_PROFILE=${profile} ${PROGRAM} 20000
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "with a client tool: exit ${rc}\n${out}\n${err}")
+endif()
+if(NOT err MATCHES "counting tool: 2 parallel regions")
+  message(FATAL_ERROR "the client tool did not see the program's 2 regions:\n${err}")
+endif()
+if(err MATCHES "selfsched:")
+  message(FATAL_ERROR "selfsched spoke for a correct configuration:\n${err}")
+endif()
+file(READ ${profile} text)
+if(NOT text MATCHES "\"technique\": \"fss\"")
+  message(FATAL_ERROR "selfsched did not serve the runtime loop next to the client tool:\n${text}")
+endif()
+
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=gss
+                        OMP_TOOL_LIBRARIES=${LIB}:${TOOL} ${PROGRAM} 20000
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions")
+  message(FATAL_ERROR "OMP_TOOL_LIBRARIES naming libselfsched too: exit ${rc}\n${out}\n${err}")
+endif()
