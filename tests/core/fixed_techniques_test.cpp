@@ -132,6 +132,19 @@ TEST(Fac, BatchesOfPThatOnlyShrink) {
 // ---------------------------------------------------------------------------
 // tfss: Chronopoulos et al. 2001, batch j = ceil(mean of TSS chunks jp .. jp+p-1).
 
+TEST(Tss, AMaximumChunkIsTheTrapezoidsFirstChunk) {
+  // n = 1000, p = 2, max chunk 100: F = min(250, 100) = 100, L = 1,
+  // N = ceil(2000 / 101) = 20, D = floor(99 / 19) = 5: 100, 95, ..., and the
+  // 16th chunk, 25, takes the 25 left. Capping a trapezoid planned from
+  // F = 250 instead (250, 215, ... -> 100 x 5, 75, 40, 5) would leave 480
+  // iterations to 96 chunks of 5.
+  loop_params lp = loop(1000, 2);
+  lp.max_chunk = 100;
+  sizes_t expected;
+  for (iter_t c = 100; c >= 25; c -= 5) expected.push_back(c);
+  EXPECT_EQ(sizes("tss", lp), expected);
+}
+
 TEST(Tfss, HandCheckedBatches) {
   // TSS for N = 1000, p = 4: F = 125, L = 1, N = ceil(2000/126) = 16, D = floor(124/15) = 8:
   // 125 117 109 101 | 93 85 77 69 | 61 53 45 37 | 29 21 13 5 | 5 ...

@@ -42,7 +42,7 @@ class distributed_trapezoid final : public technique {
     const bool whole = total_power == std::floor(total_power) && total_power < 1e18;
     const iter_t planned = whole ? lp.n / (2 * static_cast<iter_t>(total_power))
                                  : arith::to_iters_floor(static_cast<double>(lp.n) / (2 * total_power));
-    shape_ = trapezoid::plan(lp.n, planned, lp.min_chunk);
+    shape_ = trapezoid::plan(lp, planned);
   }
 
   iter_t next_size(const request& r) override { return shape_.take_units(units_taken_, available_power(r)); }

@@ -21,7 +21,7 @@ using wide = unsigned __int128;
 class trapezoid_factoring final : public technique {
  public:
   explicit trapezoid_factoring(const loop_params& lp)
-      : p_(lp.p), shape_(trapezoid::plan(lp.n, lp.n / (2 * iter_t{lp.p}), lp.min_chunk)) {}
+      : p_(lp.p), shape_(trapezoid::plan(lp, lp.n / (2 * iter_t{lp.p}))) {}
 
   iter_t next_size(const request& r) override { return batch_chunk(batch_start(r.step)); }
   // From the first batch that lies wholly in TSS's flat tail on, every chunk

@@ -19,12 +19,16 @@ struct trapezoid {
   iter_t decrement = 0;  // D
   iter_t flat_from = 0;  // the step from which C_i stays at its last value
 
-  // F = max(L, first_wanted), L = max(1, last_wanted).
-  static trapezoid plan(iter_t n, iter_t first_wanted, iter_t last_wanted) {
+  // L = the minimum chunk (at least 1), F = first_wanted within [L, the
+  // maximum chunk]. The programmer's (F, L) of the seed: planned with a
+  // capped F, the trapezoid still covers n; capping its chunks afterwards
+  // would leave the rest of the loop to a tail of chunks of size L.
+  static trapezoid plan(const loop_params& lp, iter_t first_wanted) {
     using wide = unsigned __int128;  // F + L and 2n may pass INT64_MAX
-    const iter_t last = std::max<iter_t>(1, last_wanted);
+    const iter_t n = lp.n;
+    const iter_t last = std::max<iter_t>(1, lp.min_chunk);
     trapezoid t;
-    t.first = std::max(last, first_wanted);
+    t.first = std::max(last, lp.max_chunk > 0 ? std::min(first_wanted, lp.max_chunk) : first_wanted);
     const wide f_plus_l = static_cast<wide>(t.first) + static_cast<wide>(last);
     const auto steps = static_cast<iter_t>((2 * static_cast<wide>(n) + f_plus_l - 1) / f_plus_l);
     t.decrement = steps > 1 ? (t.first - last) / (steps - 1) : 0;

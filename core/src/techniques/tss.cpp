@@ -1,6 +1,7 @@
 // tss: trapezoid self-scheduling (Tzen & Ni 1993; seed 000 sec. 2).
-// F = floor(n / 2p), L = 1 (or the minimum chunk), the trapezoid of
-// trapezoid.hpp; the last chunk takes whatever is left.
+// F = floor(n / 2p) (at most the maximum chunk), L = 1 (or the minimum
+// chunk), the trapezoid of trapezoid.hpp; the last chunk takes whatever is
+// left.
 //
 // Under W (w-tss, seed 000 Table 1: "new notation for DTSS") a request of
 // power A_k takes A_k units of the trapezoid, as in DTSS, instead of a whole
@@ -16,7 +17,7 @@ namespace {
 class trapezoid_self_scheduling final : public technique {
  public:
   explicit trapezoid_self_scheduling(const loop_params& lp)
-      : shape_(trapezoid::plan(lp.n, lp.n / (2 * iter_t{lp.p}), lp.min_chunk)) {}
+      : shape_(trapezoid::plan(lp, lp.n / (2 * iter_t{lp.p}))) {}
 
   iter_t next_size(const request& r) override { return shape_.size_at(r.step); }
   iter_t constant_size_from(const request& r) const override {
