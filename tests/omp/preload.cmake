@@ -1,12 +1,9 @@
 # The drop-in path: an unmodified program, LD_PRELOAD=libselfsched.so and
 # OMP_SCHEDULE. libomp must print nothing for our names; a bad name gets one
 # message from selfsched and libomp's default; standard names are untouched.
+include(${CMAKE_CURRENT_LIST_DIR}/run_preloaded.cmake)
 function(run_plain out_var err_var)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=3 ${ARGN} ${PROGRAM} 20000
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${ARGN}: exit ${rc}\n${out}\n${err}")
-  endif()
+  run_preloaded(out err OMP_NUM_THREADS=3 ${ARGN} ${PROGRAM} 20000)
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${err_var} "${err}" PARENT_SCOPE)
 endfunction()

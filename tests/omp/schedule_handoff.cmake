@@ -8,12 +8,9 @@
 file(MAKE_DIRECTORY ${WORK})
 find_program(SH sh REQUIRED)
 
+include(${CMAKE_CURRENT_LIST_DIR}/run_preloaded.cmake)
 function(run out_var err_var)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 ${ARGN}
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${ARGN}: exit ${rc}\n${out}\n${err}")
-  endif()
+  run_preloaded(out err OMP_NUM_THREADS=2 ${ARGN})
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${err_var} "${err}" PARENT_SCOPE)
 endfunction()
