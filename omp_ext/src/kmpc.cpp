@@ -95,6 +95,11 @@ template <typename T, typename ST>
   return 1;
 }
 
+// The calling thread's next dispatch calls are libomp's.
+void forget_current_loop() {
+  if (membership* m = current_membership()) m->loop.slot = nullptr, m->last_loop_ours = false;
+}
+
 inline membership* serving() {
   membership* m = current_membership();
   return m != nullptr && m->loop.slot != nullptr ? m : nullptr;
@@ -146,6 +151,21 @@ int __kmpc_dispatch_next_8u(ident_t* loc, std::int32_t gtid, std::int32_t* p_las
   if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
   return real().next_8u(loc, gtid, p_last, p_lb, p_ub, p_st);
 }
+
+// distribute parallel for through libomp's dist_dispatch (compilers other
+// than clang emit it): always libomp's. Recorded, so that the next
+// dispatch_next and dispatch_deinit go to libomp too.
+#define SELFSCHED_FORWARD_DIST_INIT(suffix, T, ST)                                                              \
+  void __kmpc_dist_dispatch_init_##suffix(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t* p_last, \
+                                          T lb, T ub, ST st, ST chunk) {                                       \
+    so::forget_current_loop();                                                                                  \
+    real().dist_init_##suffix(loc, gtid, schedule, p_last, lb, ub, st, chunk);                                 \
+  }
+SELFSCHED_FORWARD_DIST_INIT(4, std::int32_t, std::int32_t)
+SELFSCHED_FORWARD_DIST_INIT(4u, std::uint32_t, std::int32_t)
+SELFSCHED_FORWARD_DIST_INIT(8, std::int64_t, std::int64_t)
+SELFSCHED_FORWARD_DIST_INIT(8u, std::uint64_t, std::int64_t)
+#undef SELFSCHED_FORWARD_DIST_INIT
 
 // Only ordered loops call fini, and those are always libomp's.
 void __kmpc_dispatch_fini_4(ident_t* loc, std::int32_t gtid) { real().fini_4(loc, gtid); }

@@ -51,6 +51,15 @@ struct real_entry_points {
   void (*fini_8)(ident_t*, std::int32_t);
   void (*fini_8u)(ident_t*, std::int32_t);
   void (*deinit)(ident_t*, std::int32_t);  // libomp >= 18 only; may be null
+  // distribute parallel for, as some compilers emit it (clang does not): libomp's.
+  void (*dist_init_4)(ident_t*, std::int32_t, int, std::int32_t*, std::int32_t, std::int32_t, std::int32_t,
+                      std::int32_t);
+  void (*dist_init_4u)(ident_t*, std::int32_t, int, std::int32_t*, std::uint32_t, std::uint32_t, std::int32_t,
+                       std::int32_t);
+  void (*dist_init_8)(ident_t*, std::int32_t, int, std::int32_t*, std::int64_t, std::int64_t, std::int64_t,
+                      std::int64_t);
+  void (*dist_init_8u)(ident_t*, std::int32_t, int, std::int32_t*, std::uint64_t, std::uint64_t, std::int64_t,
+                       std::int64_t);
   void (*set_schedule)(int, int);
   int (*get_num_threads)();
   void (*doacross_init)(ident_t*, std::int32_t, std::int32_t, const kmp_dim*);

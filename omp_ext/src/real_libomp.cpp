@@ -17,7 +17,7 @@ bool resolve(F& slot, const char* name) {
   return slot != nullptr;
 }
 
-// All but deinit (libomp >= 18 only) are required.
+// All but deinit (libomp >= 18 only) and the dist_dispatch entries are required.
 bool resolve_all(real_entry_points& r, const char*& missing) {
   missing = nullptr;
   const auto need = [&](auto& slot, const char* name) {
@@ -42,6 +42,10 @@ bool resolve_all(real_entry_points& r, const char*& missing) {
   need(r.doacross_post, "__kmpc_doacross_post");
   need(r.doacross_fini, "__kmpc_doacross_fini");
   resolve(r.deinit, "__kmpc_dispatch_deinit");
+  resolve(r.dist_init_4, "__kmpc_dist_dispatch_init_4");
+  resolve(r.dist_init_4u, "__kmpc_dist_dispatch_init_4u");
+  resolve(r.dist_init_8, "__kmpc_dist_dispatch_init_8");
+  resolve(r.dist_init_8u, "__kmpc_dist_dispatch_init_8u");
   return missing == nullptr;
 }
 
