@@ -200,7 +200,9 @@ def catalog(build):
         raise BadInput(f"cannot read the catalog from '{chunks} --technique ?': {result.stderr.strip()}")
     # OMP_SCHEDULE=static names libomp's kind, so selfsched's static cannot be chosen from the
     # environment (its chunks are libomp's static anyway); auto is chosen as "best" (load_config).
-    return [name.strip() for name in match.group(1).split(",") if name.strip() != "static"]
+    # Each entry is a name, or name/alias (ss/pss): the name is what runs.
+    names = [entry.strip().split("/")[0] for entry in match.group(1).split(",")]
+    return [name for name in names if name != "static"]
 
 
 def omp_schedule(schedule, app):

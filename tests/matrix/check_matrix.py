@@ -32,7 +32,23 @@ def finite_positive(x):
     return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
 
+def check_catalog(build):
+    """--full takes every catalog technique from selfsched-chunks' list of valid
+    names: each must come back as a name the tools accept (not name/alias)."""
+    spec = importlib.util.spec_from_file_location("matrix", MATRIX)
+    matrix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(matrix)
+    names = matrix.catalog(build)
+    expect(len(names) >= 20 and {"ss", "fss", "gss", "tss", "auto"} <= set(names) and "static" not in names,
+           f"catalog: unexpected names {names}")
+    chunks = os.path.join(build, "bin", "selfsched-chunks")
+    for name in names:
+        result = subprocess.run([chunks, "--technique", name, "--n", "10", "--p", "2"], capture_output=True, text=True)
+        expect(result.returncode == 0, f"catalog: '{name}' is not accepted: {result.stderr.strip()}")
+
+
 def check_quick(build, out):
+    check_catalog(build)
     command = [sys.executable, MATRIX, "--quick", "--build", build, "--out", out, "--no-progress"]
     result = subprocess.run(command, capture_output=True, text=True)
     sys.stdout.write(result.stdout)
