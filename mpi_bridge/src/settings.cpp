@@ -12,6 +12,7 @@ namespace {
 
 using omp::parse_bool;
 using omp::parse_count;
+using omp::setting_value;
 using omp::parse_real;
 
 // One name out of a list: "valid: a, b, c" otherwise.
@@ -76,7 +77,7 @@ const struct row {
 settings read_settings(bool report) {
   settings s;
   for (const row& r : table) {
-    const char* value = std::getenv(r.name);
+    const char* value = setting_value(r.name);
     if (value == nullptr) continue;
     settings attempt = s;
     if (const std::string error = r.parse(value, attempt); !error.empty()) {
@@ -99,7 +100,7 @@ const settings& current_settings(bool report) {
 void display_settings() {
   std::fprintf(stderr, "\nSELFSCHED MPI DISPLAY ENVIRONMENT BEGIN\n");
   for (const row& r : table) {
-    const char* value = std::getenv(r.name);
+    const char* value = setting_value(r.name);
     std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
                  value ? "" : " (default)", r.doc);
   }

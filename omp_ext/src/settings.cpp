@@ -125,10 +125,19 @@ const struct row {
      [](std::string_view v, settings& s) { return parse_bool(v, s.profile_chunks); }},
 };
 
+}  // namespace
+
+const char* setting_value(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : nullptr;
+}
+
+namespace {
+
 settings read_settings() {
   settings s;
   for (const row& r : table) {
-    const char* value = std::getenv(r.name);
+    const char* value = setting_value(r.name);
     if (value == nullptr) continue;
     settings attempt = s;
     if (const std::string error = r.parse(value, attempt); !error.empty())
@@ -150,7 +159,7 @@ void display_settings(const char* active_schedule) {
   std::fprintf(stderr, "\nSELFSCHED DISPLAY ENVIRONMENT BEGIN\n");
   std::fprintf(stderr, "  active technique for schedule(runtime) = '%s'\n", active_schedule);
   for (const row& r : table) {
-    const char* value = std::getenv(r.name);
+    const char* value = setting_value(r.name);
     std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
                  value ? "" : " (default)", r.doc);
   }

@@ -39,6 +39,10 @@ const settings& current_settings();
 // Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true).
 void display_settings(const char* active_schedule);
 
+// The value of a SELFSCHED_* variable, or nullptr when it is unset or empty:
+// `VAR= program` (what ctest and many scripts do to clear one) means the default.
+const char* setting_value(const char* name);
+
 // The table's value parsers, shared with the MPI layer's own table
 // (mpi_bridge/src/settings.cpp): each stores the value, or returns why it
 // cannot ("valid: ...") and leaves `out` alone.

@@ -20,6 +20,12 @@ foreach(schedule fss w-gss,4 tss-80 "nonmonotonic:gss" awf-b af dtss css,10)
   endif()
 endforeach()
 
+# Set but empty (VAR= program): the default, without a message.
+run_plain(out err OMP_SCHEDULE=fss SELFSCHED_PROFILE_CHUNKS= SELFSCHED_WEIGHTS= SELFSCHED_MU=)
+if(NOT err STREQUAL "")
+  message(FATAL_ERROR "empty SELFSCHED_* values must mean their defaults, quietly; got:\n${err}")
+endif()
+
 run_plain(out err OMP_SCHEDULE=bogus)
 string(REGEX MATCHALL "selfsched:" lines "${err}")
 list(LENGTH lines count)
