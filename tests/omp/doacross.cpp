@@ -9,58 +9,21 @@
 #include <omp.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "case_watchdog.hpp"
 #include "selfsched.h"
 #include "selfsched/core/registry.hpp"
 
 namespace {
 
-int failures = 0;
-std::mutex context_lock;
-std::string context;
-std::atomic<std::int64_t> deadline_ms{0};
-
-std::int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-void begin_case(const std::string& what) {
-  std::lock_guard<std::mutex> hold(context_lock);
-  context = what;
-  deadline_ms.store(now_ms() + 20000);
-}
-
-// A deadlock must fail the test, not hang it.
-void start_watchdog() {
-  std::thread([] {
-    while (true) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      const std::int64_t deadline = deadline_ms.load();
-      if (deadline != 0 && now_ms() > deadline) {
-        std::lock_guard<std::mutex> hold(context_lock);
-        std::fprintf(stderr, "FAIL %s: no progress for 20 s (deadlock?)\n", context.c_str());
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    }
-  }).detach();
-}
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++failures;
-  if (failures <= 20) std::fprintf(stderr, "FAIL %s: %s\n", context.c_str(), what.c_str());
-}
+using case_watchdog::begin_case;
+using case_watchdog::check;
+using case_watchdog::failures;
 
 // Wrapping integer arithmetic: any order violation changes the result.
 std::uint64_t mix(std::uint64_t x) { return (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ULL + 0x9e3779b97f4a7c15ULL; }
@@ -261,14 +224,14 @@ int main(int argc, char** argv) {
     for (const auto& t : selfsched::catalog())
       for (const char* prefix : {"", "s-", "sw-"}) techniques.push_back(prefix + std::string(t.name));
 
-  start_watchdog();
+  case_watchdog::start_watchdog();
   std::mt19937 rng(2008 + static_cast<unsigned>(shard));
   int index = 0, cases = 0;
   for (const std::string& technique : techniques) {
     if (index++ % shards != shard) continue;
     for (int threads = 1; threads <= 4; ++threads, ++cases) run_all(technique, threads, rng);
   }
-  deadline_ms.store(0);
+  case_watchdog::end_cases();
   if (failures) std::fprintf(stderr, "%d failures\n", failures);
   else std::printf("ok: %d technique x thread cases, every doacross loop equal to serial\n", cases);
   return failures ? 1 : 0;

@@ -20,37 +20,20 @@
 #include <thread>
 #include <vector>
 
+#include "case_watchdog.hpp"
 #include "selfsched.h"
 
 namespace {
 
-int failures = 0;
-std::atomic<const char*> current_case{""};
-std::atomic<bool> case_running{false};
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++failures;
-  std::fprintf(stderr, "FAIL %s: %s\n", current_case.load(), what.c_str());
-}
+using case_watchdog::check;
+using case_watchdog::failures;
 
 // Runs one case; a case that does not finish in 20 s fails the test.
 template <typename Case>
 void run_case(const char* name, Case body) {
-  current_case = name;
-  case_running = true;
-  std::thread watchdog([name] {
-    for (int waited = 0; case_running.load(); ++waited) {
-      if (waited == 2000) {
-        std::fprintf(stderr, "FAIL %s: no progress for 20 s (hang)\n", name);
-        std::_Exit(1);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
+  case_watchdog::begin_case(name);
   body();
-  case_running = false;
-  watchdog.join();
+  case_watchdog::end_cases();
 }
 
 std::string schedule_text() {
@@ -189,6 +172,7 @@ void deep_serialized_nesting_is_silent() {
 }  // namespace
 
 int main() {
+  case_watchdog::start_watchdog();
   if (selfsched_set_schedule("css,7", 0) != 0) return std::fprintf(stderr, "FAIL: css,7 refused\n"), 1;
   run_case("omp_set_schedule while a team mate is in the loop", [] {
     for (int k = 0; k < 5; ++k) set_schedule_while_team_mate_in_loop(false);

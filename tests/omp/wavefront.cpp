@@ -9,17 +9,14 @@
 #include <omp.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "case_watchdog.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/wavefront.hpp"
 #include "selfsched_wavefront.h"
@@ -28,45 +25,9 @@ namespace {
 
 using index3 = std::array<std::int64_t, 3>;
 
-int failures = 0;
-std::mutex context_lock;
-std::string context;
-std::atomic<std::int64_t> deadline_ms{0};
-
-std::int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-void begin_case(const std::string& what) {
-  std::lock_guard<std::mutex> hold(context_lock);
-  context = what;
-  deadline_ms.store(now_ms() + 20000);
-}
-
-void start_watchdog() {
-  std::thread([] {
-    while (true) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      const std::int64_t deadline = deadline_ms.load();
-      if (deadline != 0 && now_ms() > deadline) {
-        std::lock_guard<std::mutex> hold(context_lock);
-        std::fprintf(stderr, "FAIL %s: no progress for 20 s (deadlock?)\n", context.c_str());
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    }
-  }).detach();
-}
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++failures;
-  if (failures <= 20) {
-    std::lock_guard<std::mutex> hold(context_lock);
-    std::fprintf(stderr, "FAIL %s: %s\n", context.c_str(), what.c_str());
-  }
-}
+using case_watchdog::begin_case;
+using case_watchdog::check;
+using case_watchdog::failures;
 
 std::string show(const std::vector<index3>& deps, int rank) {
   std::string text;
@@ -331,7 +292,7 @@ int main(int argc, char** argv) {
     for (const auto& t : selfsched::catalog())
       for (const char* prefix : {"s-", "sw-"}) techniques.push_back(prefix + std::string(t.name));
 
-  start_watchdog();
+  case_watchdog::start_watchdog();
   if (shard == 0) {
     illegal_input();
     c_api_and_exception();
@@ -345,7 +306,7 @@ int main(int argc, char** argv) {
       random_problems(technique, threads, rng, accepted, rejected);
     }
   }
-  deadline_ms.store(0);
+  case_watchdog::end_cases();
   if (failures) {
     std::fprintf(stderr, "%d failures\n", failures);
     return 1;
