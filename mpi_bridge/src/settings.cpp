@@ -12,7 +12,6 @@ namespace {
 
 using omp::parse_bool;
 using omp::parse_count;
-using omp::setting_value;
 using omp::parse_real;
 
 // One name out of a list: "valid: a, b, c" otherwise.
@@ -31,14 +30,7 @@ constexpr std::pair<const char*, transport_kind> transports[] = {
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
-using parser = std::string (*)(std::string_view value, settings& s);
-
-const struct row {
-  const char* name;
-  const char* default_text;
-  const char* doc;
-  parser parse;
-} table[] = {
+const omp::setting_row<settings> table[] = {
     {"SELFSCHED_MPI_SCHEDULE", "fss",
      "outer technique: how a region's loops are split into chunks for the ranks (any catalog name)",
      [](std::string_view v, settings& s) {
@@ -74,36 +66,16 @@ const struct row {
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
 };
 
-settings read_settings(bool report) {
-  settings s;
-  for (const row& r : table) {
-    const char* value = setting_value(r.name);
-    if (value == nullptr) continue;
-    settings attempt = s;
-    if (const std::string error = r.parse(value, attempt); !error.empty()) {
-      if (report)
-        omp::warn("%s='%s' is invalid (%s); using the default, %s", r.name, value, error.c_str(), r.default_text);
-    } else {
-      s = std::move(attempt);
-    }
-  }
-  return s;
-}
-
 }  // namespace
 
 const settings& current_settings(bool report) {
-  static const settings s = read_settings(report);
+  static const settings s = omp::read_setting_rows(table, report);
   return s;
 }
 
 void display_settings() {
   std::fprintf(stderr, "\nSELFSCHED MPI DISPLAY ENVIRONMENT BEGIN\n");
-  for (const row& r : table) {
-    const char* value = setting_value(r.name);
-    std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
-                 value ? "" : " (default)", r.doc);
-  }
+  omp::print_setting_rows(table);
   std::fprintf(stderr, "SELFSCHED MPI DISPLAY ENVIRONMENT END\n\n");
 }
 

@@ -42,15 +42,7 @@ std::string parse_count(std::string_view v, std::int64_t& out) {
 
 namespace {
 
-// A parser stores the value or returns why it cannot.
-using parser = std::string (*)(std::string_view value, settings& s);
-
-const struct row {
-  const char* name;
-  const char* default_text;
-  const char* doc;
-  parser parse;
-} table[] = {
+const setting_row<settings> table[] = {
     {"SELFSCHED_SCHEDULE", "from OMP_SCHEDULE",
      "technique for schedule(runtime) loops, e.g. fss, w-gss,4 (overrides OMP_SCHEDULE)",
      [](std::string_view v, settings& s) { return s.schedule = v, std::string(); }},
@@ -132,37 +124,15 @@ const char* setting_value(const char* name) {
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
-namespace {
-
-settings read_settings() {
-  settings s;
-  for (const row& r : table) {
-    const char* value = setting_value(r.name);
-    if (value == nullptr) continue;
-    settings attempt = s;
-    if (const std::string error = r.parse(value, attempt); !error.empty())
-      warn("%s='%s' is invalid (%s); using the default, %s", r.name, value, error.c_str(), r.default_text);
-    else
-      s = std::move(attempt);
-  }
-  return s;
-}
-
-}  // namespace
-
 const settings& current_settings() {
-  static const settings s = read_settings();
+  static const settings s = read_setting_rows(table);
   return s;
 }
 
 void display_settings(const char* active_schedule) {
   std::fprintf(stderr, "\nSELFSCHED DISPLAY ENVIRONMENT BEGIN\n");
   std::fprintf(stderr, "  active technique for schedule(runtime) = '%s'\n", active_schedule);
-  for (const row& r : table) {
-    const char* value = setting_value(r.name);
-    std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
-                 value ? "" : " (default)", r.doc);
-  }
+  print_setting_rows(table);
   std::fprintf(stderr, "SELFSCHED DISPLAY ENVIRONMENT END\n\n");
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,5 +53,43 @@ std::string parse_count(std::string_view v, std::int64_t& out);
 
 // One line on stderr prefixed "selfsched: "; at most a few dozen per process.
 void warn(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// A settings table (this library's, the MPI layer's): one row per variable,
+// whose parser stores the value into S or returns why it cannot.
+template <typename S>
+struct setting_row {
+  const char* name;
+  const char* default_text;
+  const char* doc;
+  std::string (*parse)(std::string_view value, S& s);
+};
+
+// Every row's variable, read once: an invalid value is reported (when
+// `report`) by name and value, and the row's default stays.
+template <typename S, std::size_t N>
+S read_setting_rows(const setting_row<S> (&rows)[N], bool report = true) {
+  S s;
+  for (const setting_row<S>& r : rows) {
+    const char* value = setting_value(r.name);
+    if (value == nullptr) continue;
+    S attempt = s;
+    if (const std::string error = r.parse(value, attempt); !error.empty()) {
+      if (report) warn("%s='%s' is invalid (%s); using the default, %s", r.name, value, error.c_str(), r.default_text);
+    } else {
+      s = std::move(attempt);
+    }
+  }
+  return s;
+}
+
+// The rows with the values in force (SELFSCHED_DISPLAY_ENV), on stderr.
+template <typename S, std::size_t N>
+void print_setting_rows(const setting_row<S> (&rows)[N]) {
+  for (const setting_row<S>& r : rows) {
+    const char* value = setting_value(r.name);
+    std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
+                 value ? "" : " (default)", r.doc);
+  }
+}
 
 }  // namespace selfsched::omp
