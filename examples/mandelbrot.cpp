@@ -73,17 +73,6 @@ int main(int argc, char** argv) {
 
   example::report r("mandelbrot");
   example::check_lines(m, image, verify, r);
-  std::uint64_t steps = 0;
-  for (const std::uint32_t count : image) steps += count;
   if (!png_path.empty()) write_png(m, image, png_path, r);
-
-  example::checksum sum;
-  sum.add(image);
-  r.add("width", m.width);
-  r.add("height", m.height);
-  r.add("max_iter", m.max_iter);
-  r.add("lines", lines);
-  r.add("by", m.by_columns ? "columns" : "rows");
-  r.add("steps", steps);
-  return r.finish(monitor, seconds, sum);
+  return example::finish_report(r, m, image, monitor, seconds);
 }

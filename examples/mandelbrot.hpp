@@ -58,4 +58,21 @@ inline void check_lines(const mandelbrot& m, std::vector<std::uint32_t>& image, 
   }
 }
 
+// The image's fields of the result line (size, lines, escape steps,
+// checksum), then the line itself: the program's exit status.
+inline int finish_report(report& r, const mandelbrot& m, const std::vector<std::uint32_t>& image,
+                         const loop_monitor& monitor, double loop_seconds) {
+  std::uint64_t steps = 0;
+  for (const std::uint32_t count : image) steps += count;
+  checksum sum;
+  sum.add(image);
+  r.add("width", m.width);
+  r.add("height", m.height);
+  r.add("max_iter", m.max_iter);
+  r.add("lines", m.lines());
+  r.add("by", m.by_columns ? "columns" : "rows");
+  r.add("steps", steps);
+  return r.finish(monitor, loop_seconds, sum);
+}
+
 }  // namespace example

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -45,6 +46,24 @@ struct run_options {
     return o;
   }
 };
+
+// Runs the computation and returns its wall time. A wavefront_error (a bad
+// --technique or threshold) is a usage error: one message, exit 2.
+template <typename Run>
+double timed_run(const example::command_line& cli, Run run) {
+  const double start = example::now_seconds();
+  try {
+    run();
+  } catch (const selfsched::wavefront_error& e) {
+    cli.fail(e.what());
+  }
+  return example::now_seconds() - start;
+}
+
+// Bit for bit, as --verify compares a result with the serial loop's.
+inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
 
 // key=value fields on one line, ending in ok=1 or ok=0 (exit 0 or 1).
 class result_line {

@@ -12,7 +12,6 @@
 // needs (t-1, i+1, j) and (t-1, i, j+1) (the old values it reads) and
 // (t-1, i, j) (the value it overwrites): vectors (0,1,0) (0,0,1) (1,-1,0)
 // (1,0,-1) (1,0,0).
-#include <cstring>
 
 #include "dependence.hpp"
 
@@ -129,23 +128,19 @@ int main(int argc, char** argv) {
 
   plate p(rows, cols, sweeps, seed);
   selfsched::wavefront_report report{};
-  const double start = example::now_seconds();
-  try {
+  const double seconds = dependence::timed_run(cli, [&] {
     if (run.mode == "serial") p.serial();
     else if (run.mode == "doacross" && form == "sweeps") p.doacross_sweeps();
     else if (run.mode == "doacross") p.doacross_spacetime(sinks == "plain");
     else if (form == "sweeps") report = p.wavefront_sweeps(run.wavefront());
     else report = p.wavefront_spacetime(run.wavefront());
-  } catch (const selfsched::wavefront_error& e) {
-    cli.fail(e.what());  // a bad --technique or threshold: exit 2
-  }
-  const double seconds = example::now_seconds() - start;
+  });
 
   bool same = true;
   if (run.verify) {
     plate reference(rows, cols, sweeps, seed);
     reference.serial();
-    same = std::memcmp(p.u.data(), reference.u.data(), p.u.size() * sizeof(double)) == 0;
+    same = dependence::same_bits(p.u, reference.u);
   }
   example::checksum sum;
   sum.add(p.u);

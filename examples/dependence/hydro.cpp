@@ -12,7 +12,6 @@
 //
 // Iteration (l, j, k) needs (l-1, j+1, k), (l, j-1, k), (l-1, j, k+1) and
 // (l, j, k-1): dependence vectors (1,-1,0) (0,1,0) (1,0,-1) (0,0,1).
-#include <cstring>
 
 #include "dependence.hpp"
 
@@ -118,21 +117,17 @@ int main(int argc, char** argv) {
 
   hydro h(loop, n, seed);
   selfsched::wavefront_report report{};
-  const double start = example::now_seconds();
-  try {
+  const double seconds = dependence::timed_run(cli, [&] {
     if (run.mode == "serial") h.serial();
     else if (run.mode == "doacross") h.doacross(sinks == "plain");
     else report = h.wavefront(run.wavefront());
-  } catch (const selfsched::wavefront_error& e) {
-    cli.fail(e.what());  // a bad --technique or threshold: exit 2
-  }
-  const double seconds = example::now_seconds() - start;
+  });
 
   bool same = true;
   if (run.verify) {
     hydro reference(loop, n, seed);
     reference.serial();
-    same = std::memcmp(h.za.data(), reference.za.data(), h.za.size() * sizeof(double)) == 0;
+    same = dependence::same_bits(h.za, reference.za);
   }
   example::checksum sum;
   sum.add(h.za);
