@@ -113,6 +113,9 @@ const setting_row<settings> table[] = {
      }},
     {"SELFSCHED_PROFILE", "off", "write a JSON profile of every selfsched loop to this path at exit (%p pid, %r MPI rank, %h host; one file per rank)",
      [](std::string_view v, settings& s) { return s.profile_path = v, std::string(); }},
+    {"SELFSCHED_TOOL_LIBRARIES", "from OMP_TOOL_LIBRARIES",
+     "other OMPT tools (':'-separated libraries) started beside selfsched's; read by LLVM's ompt-multiplex.h (teams.cpp)",
+     [](std::string_view, settings&) { return std::string(); }},
     {"SELFSCHED_PROFILE_CHUNKS", "false", "with SELFSCHED_PROFILE: record every chunk (thread, start, size, times)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.profile_chunks); }},
 };
