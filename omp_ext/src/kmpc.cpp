@@ -58,6 +58,11 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
   return true;
 }
 
+// m's next dispatch calls (next, deinit) are libomp's.
+void hand_loop_to_libomp(membership* m) {
+  if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
+}
+
 template <typename T, typename ST, typename Forward>
 void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
   const bool could_be_ours = served_kind(schedule);
@@ -66,7 +71,7 @@ void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
-    if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
+    hand_loop_to_libomp(m);
     doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
     forward();
     return;
@@ -93,11 +98,6 @@ template <typename T, typename ST>
   if (p_st != nullptr) *p_st = static_cast<ST>(m->loop.stride);
   if (p_last != nullptr) *p_last = c.start + c.size == n;
   return 1;
-}
-
-// The calling thread's next dispatch calls are libomp's.
-void forget_current_loop() {
-  if (membership* m = current_membership()) m->loop.slot = nullptr, m->last_loop_ours = false;
 }
 
 inline membership* serving() {
@@ -158,7 +158,7 @@ int __kmpc_dispatch_next_8u(ident_t* loc, std::int32_t gtid, std::int32_t* p_las
 #define SELFSCHED_FORWARD_DIST_INIT(suffix, T, ST)                                                              \
   void __kmpc_dist_dispatch_init_##suffix(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t* p_last, \
                                           T lb, T ub, ST st, ST chunk) {                                       \
-    so::forget_current_loop();                                                                                  \
+    so::hand_loop_to_libomp(so::current_membership());                                                          \
     real().dist_init_##suffix(loc, gtid, schedule, p_last, lb, ub, st, chunk);                                 \
   }
 SELFSCHED_FORWARD_DIST_INIT(4, std::int32_t, std::int32_t)
