@@ -81,7 +81,7 @@ std::uint64_t site_hash(const void* site) {
 // ", at file:line" when the binary says (omp_ext's describe_site), else "".
 std::string describe(const void* site) {
   if (site == nullptr) return "";
-  const auto [where, function] = omp::describe_site(static_cast<const omp::ident_t*>(site));
+  const auto [where, function] = omp::describe_site({static_cast<const omp::ident_t*>(site), nullptr});
   return function.empty() ? "" : ", at " + where;
 }
 

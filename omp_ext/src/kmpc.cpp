@@ -24,6 +24,7 @@ namespace {
 bool served_kind(int schedule) {
   const int kind = sched::without_modifiers(schedule);
   if (kind == sched::runtime) return true;
+  if (kind == sched::auto_kind) return auto_schedule() != nullptr;
   const settings& s = current_settings();
   if (s.override_dynamic && kind == sched::dynamic_chunked) return true;
   return s.override_guided &&
@@ -64,10 +65,12 @@ void hand_loop_to_libomp(membership* m) {
 }
 
 template <typename T, typename ST, typename Forward>
-void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
+void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
   const bool could_be_ours = served_kind(schedule);
   membership* m = could_be_ours ? membership_for_new_loop() : current_membership();
-  const active_schedule* technique = could_be_ours && m != nullptr ? technique_in_force(*m) : nullptr;
+  const bool written_auto = sched::without_modifiers(schedule) == sched::auto_kind;
+  const active_schedule* technique =
+      !could_be_ours || m == nullptr ? nullptr : written_auto ? auto_schedule() : technique_in_force(*m);
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
@@ -76,8 +79,9 @@ void dispatch_init(const ident_t* loc, int schedule, T lb, T ub, ST st, ST chunk
     forward();
     return;
   }
-  const bool runtime = sched::without_modifiers(schedule) == sched::runtime;
-  begin_loop(*m, loc, *technique, n, runtime ? 1 : static_cast<iter_t>(chunk));
+  // runtime and auto loops carry no chunk of their own (clang passes 1).
+  const bool chunk_written = !written_auto && sched::without_modifiers(schedule) != sched::runtime;
+  begin_loop(*m, site, *technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1);
   m->loop.lower = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(lb));
   m->loop.stride = static_cast<std::int64_t>(st);
   m->last_loop_ours = true;
@@ -116,19 +120,19 @@ extern "C" {
 
 void __kmpc_dispatch_init_4(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t lb, std::int32_t ub,
                             std::int32_t st, std::int32_t chunk) {
-  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_4(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_4(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 void __kmpc_dispatch_init_4u(ident_t* loc, std::int32_t gtid, int schedule, std::uint32_t lb, std::uint32_t ub,
                              std::int32_t st, std::int32_t chunk) {
-  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_4u(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_4u(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 void __kmpc_dispatch_init_8(ident_t* loc, std::int32_t gtid, int schedule, std::int64_t lb, std::int64_t ub,
                             std::int64_t st, std::int64_t chunk) {
-  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_8(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_8(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 void __kmpc_dispatch_init_8u(ident_t* loc, std::int32_t gtid, int schedule, std::uint64_t lb, std::uint64_t ub,
                              std::int64_t st, std::int64_t chunk) {
-  so::dispatch_init(loc, schedule, lb, ub, st, chunk, [&] { real().init_8u(loc, gtid, schedule, lb, ub, st, chunk); });
+  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_8u(loc, gtid, schedule, lb, ub, st, chunk); });
 }
 
 int __kmpc_dispatch_next_4(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int32_t* p_lb,

@@ -3,6 +3,7 @@
 // works linked before libomp or preloaded into an unmodified binary).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 
 namespace selfsched::omp {
@@ -16,11 +17,22 @@ struct ident_t {
   const char* psource;  // ";file;function;line;col;;" or ";unknown;unknown;0;0;;"
 };
 
+// A loop in the program: clang's ident_t, plus the address the dispatch
+// call returns to. Without debug info clang gives every loop of a function
+// the same ident_t (";unknown;unknown;0;0;;"), so the ident alone would mix
+// two loops' histories; the return address tells them apart.
+struct loop_site {
+  const ident_t* ident = nullptr;
+  const void* call = nullptr;
+  auto operator<=>(const loop_site&) const = default;
+};
+
 // kmp.h: enum sched_type, the values we look at.
 namespace sched {
 constexpr int dynamic_chunked = 35;
 constexpr int guided_chunked = 36;
 constexpr int runtime = 37;
+constexpr int auto_kind = 38;  // schedule(auto)
 constexpr int guided_iterative = 42;
 constexpr int guided_analytical = 43;
 constexpr int modifier_monotonic = 1 << 29;

@@ -1,7 +1,7 @@
 #include "loop.hpp"
 
 #include <mutex>
-#include <unordered_set>
+#include <set>
 #include <utility>
 
 #include "platform.hpp"
@@ -36,9 +36,9 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
 }
 
 // SELFSCHED_VERBOSE: once per loop site, which technique serves it.
-[[gnu::cold]] void announce(const ident_t* site, const active_schedule& technique, iter_t n, int team_size) {
+[[gnu::cold]] void announce(loop_site site, const active_schedule& technique, iter_t n, int team_size) {
   static std::mutex lock;
-  static std::unordered_set<const ident_t*> seen;
+  static std::set<loop_site> seen;
   std::lock_guard guard(lock);
   if (!seen.insert(site).second) return;
   const auto [where, function] = describe_site(site);
@@ -46,7 +46,15 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
        function.c_str(), static_cast<long long>(n), team_size, technique.text.c_str());
 }
 
-void set_up(loop_slot& slot, const ident_t* site, const active_schedule& technique, iter_t n, int team_size,
+// auto without mechanisms, where every thread can time its own claims; a
+// decorated auto (w-auto, auto-80, s-auto) and outer-chunk loops run the
+// sequential technique under the mechanisms, as any adaptive technique.
+bool serves_self_tuning(const schedule_spec& spec) {
+  return spec.base->self_tuning && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
+         !spec.alpha_auto;
+}
+
+void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, iter_t n, int team_size,
             iter_t clause_chunk, const team_placement& placement) {
   slot.plain_plan = false;
   if (current_settings().verbose) announce(site, technique, n, team_size);
@@ -64,6 +72,19 @@ void set_up(loop_slot& slot, const ident_t* site, const active_schedule& techniq
   slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
   slot.uses_queue = technique.spec.weighted || technique.spec.base->kind == technique_kind::weighted;
   slot.serial.reset();
+  slot.self_tuning = serves_self_tuning(technique.spec) && slot.outer == nullptr;
+  if (slot.self_tuning) {
+    slot.plan.reset();
+    slot.params = lp;
+    slot.adaptive = false;
+    slot.tuning_site = &site_of(site);
+    {
+      std::lock_guard guard(slot.tuning_site->tuning_lock);
+      slot.learned_rate = slot.tuning_site->team_rate;
+    }
+    slot.started_ns = now_ns();
+    return;
+  }
   if (slot.outer != nullptr) {
     slot.plan.reset();
     // Nothing local yet: the first claim fetches the first outer chunk.
@@ -72,7 +93,7 @@ void set_up(loop_slot& slot, const ident_t* site, const active_schedule& techniq
     slot.params.n = 0;
     slot.outer_done = false;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
-    slot.outer->loop_begin(site, n);
+    slot.outer->loop_begin(site.ident, n);
     return;
   }
   // A loop run again with the same shape (every time step of a simulation)
@@ -108,24 +129,6 @@ chunk claim_from_outer(loop_slot& slot, int thread, double queue) {
   return {slot.outer_start + c.start, c.size};
 }
 
-// auto: the site's selection picks this instance's technique; the spec's own
-// mechanisms and minimum chunk carry over.
-active_schedule resolve_auto(loop_slot& slot, const ident_t* site, const active_schedule& technique) {
-  site_state& state = site_of(site);
-  int choice;
-  {
-    std::lock_guard guard(state.selection_lock);
-    choice = state.selection.choose();
-  }
-  active_schedule chosen = technique;
-  chosen.spec.base = find_technique(state.selection.candidate(choice));
-  chosen.text = "auto:" + chosen.spec.name();
-  slot.auto_site = &state;
-  slot.auto_choice = choice;
-  slot.started_ns = now_ns();
-  return chosen;
-}
-
 void leave_loop(membership& m, std::int64_t now) {
   loop_slot& slot = *m.loop.slot;
   const std::uint64_t instance = m.loop.instance;
@@ -138,9 +141,10 @@ void leave_loop(membership& m, std::int64_t now) {
     if (slot.outer) slot.outer->loop_end();
     slot.serial.reset();
     if (slot.history_owner) return_history(*std::exchange(slot.history_owner, nullptr));
-    if (site_state* state = std::exchange(slot.auto_site, nullptr)) {
-      std::lock_guard guard(state->selection_lock);
-      state->selection.record(slot.auto_choice, static_cast<double>(now - slot.started_ns) * 1e-9);
+    if (slot.self_tuning && now > slot.started_ns) {
+      site_state& site = *slot.tuning_site;
+      std::lock_guard guard(site.tuning_lock);
+      site.team_rate = static_cast<double>(slot.n) * 1e9 / static_cast<double>(now - slot.started_ns);
     }
     slot.sequence.store(free_for(instance + loop_ring_size), std::memory_order_release);
   }
@@ -156,7 +160,7 @@ void team_state::reset() {
   outer = nullptr;
 }
 
-void begin_loop(membership& m, const ident_t* site, const active_schedule& technique, iter_t n,
+void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
                 iter_t clause_chunk) {
   const std::uint64_t instance = m.loops_entered++;
   loop_slot& slot = m.team->slots[instance % loop_ring_size];
@@ -167,23 +171,62 @@ void begin_loop(membership& m, const ident_t* site, const active_schedule& techn
     if (seen == free_for(instance) &&
         slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
       slot.outer = m.team->outer;
-      slot.auto_site = nullptr;
-      const active_schedule chosen =
-          technique.spec.base->selects_technique ? resolve_auto(slot, site, technique) : active_schedule{};
-      const active_schedule& effective = chosen.spec.base != nullptr ? chosen : technique;
-      set_up(slot, site, effective, n, m.team_size, clause_chunk, m.team->placement);
-      doacross_set_up(slot.doacross, m.doacross, n, m.team_size, effective.spec, slot.outer != nullptr);
+      set_up(slot, site, technique, n, m.team_size, clause_chunk, m.team->placement);
+      doacross_set_up(slot.doacross, m.doacross, n, m.team_size, technique.spec, slot.outer != nullptr);
       slot.sequence.store(ready(instance), std::memory_order_release);
       return true;
     }
     return false;  // being set up, or still used by loop instance - ring size
   });
-  m.loop = loop_cursor{&slot, instance};
+  m.loop = loop_cursor{};
+  m.loop.slot = &slot;
+  m.loop.instance = instance;
+  if (slot.self_tuning) m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
   doacross_join(m.doacross, slot.doacross);
   if (slot.profile) probe_enter(m.probe, m.thread_num);
 }
 
 void leave_plain_loop(membership& m) { leave_loop(m, 0); }
+
+// auto (auto_tuning.hpp): the thread sizes its chunk from its own measured
+// rate and claim cost, and the team's rate so far; one CAS on the count of
+// iterations handed out (a CAS, not a fetch-and-add, so the count never
+// passes n and a chunk is never larger than what remains).
+chunk claim_tuned_chunk(membership& m) {
+  loop_cursor& cursor = m.loop;
+  loop_slot& slot = *cursor.slot;
+  const std::int64_t asked = now_ns();
+  if (cursor.running_size > 0)
+    cursor.estimate.record_chunk(cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
+  chunk c{slot.n, 0};
+  iter_t claimed = slot.next_step.load(std::memory_order_relaxed);
+  while (claimed < slot.n) {
+    const std::int64_t elapsed = asked - slot.started_ns;
+    // Early on the iterations handed out run ahead of those done: the rate
+    // reads high and the balance bound small, the safe side.
+    const double team_rate = claimed > 0 && elapsed > 0
+                                 ? static_cast<double>(claimed) * 1e9 / static_cast<double>(elapsed)
+                                 : slot.learned_rate;
+    const iter_t remaining = slot.n - claimed;
+    const iter_t wanted = auto_tuning::next_size(cursor.estimate, remaining, team_rate, slot.params.min_chunk);
+    const iter_t size = clamp_chunk(wanted, remaining, slot.params);
+    if (slot.next_step.compare_exchange_weak(claimed, claimed + size, std::memory_order_relaxed)) {
+      c = {claimed, size};
+      cursor.estimate.last_size = wanted;
+      break;
+    }
+  }
+  const std::int64_t got = now_ns();
+  cursor.estimate.record_claim(static_cast<double>(got - asked) * 1e-9);
+  cursor.running_size = c.size;
+  cursor.running_since = got;
+  if (slot.profile) probe_claim(m.probe, asked, got, c, run_queue_length(asked));
+  if (c.size == 0) {
+    keep_tuned(*slot.tuning_site, m.thread_num, cursor.estimate);
+    leave_loop(m, asked);
+  }
+  return c;
+}
 
 chunk claim_next_chunk_slow(membership& m) {
   loop_cursor& cursor = m.loop;

@@ -20,6 +20,7 @@
 #include "schedule_choice.hpp"
 #include "sites.hpp"
 #include "selfsched/outer_source.hpp"
+#include "selfsched/core/auto_tuning.hpp"
 #include "selfsched/core/plan.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "spin.hpp"
@@ -54,8 +55,12 @@ struct alignas(64) loop_slot {
   bool adaptive = false;
   bool uses_queue = false;             // weighted: each request carries Q_k (runqueue.hpp)
   site_state* history_owner = nullptr;  // adaptive: whose history `serial` uses
-  site_state* auto_site = nullptr;      // auto: who learns this instance's makespan
-  int auto_choice = -1;
+  // auto (auto_tuning.hpp): each thread sizes its own chunks from what it
+  // measured, and next_step counts iterations handed out, claimed by CAS.
+  bool self_tuning = false;
+  iter_t min_chunk = 1;
+  site_state* tuning_site = nullptr;  // where threads start from and leave what they learned
+  double learned_rate = 0;            // the team's rate in the site's last instance (iterations/s)
   std::int64_t started_ns = 0;
   loop_instance_profile* profile = nullptr;  // nullptr unless SELFSCHED_PROFILE
 
@@ -100,6 +105,7 @@ struct loop_cursor {
   std::size_t plan_hint = 0;
   iter_t running_size = 0;         // adaptive: the chunk being run ...
   std::int64_t running_since = 0;  // ... and when it was handed out (ns)
+  auto_estimate estimate;          // auto: this thread's rates, carried between instances of a site
 };
 
 // A thread's place in one team.
@@ -120,16 +126,17 @@ struct membership {
 // Enters the team's next selfsched loop of n iterations with `technique`.
 // `clause_chunk` is the chunk written in the schedule clause (a minimum).
 // The caller then stores the loop's bounds in m.loop.lower / m.loop.stride.
-void begin_loop(membership& m, const ident_t* site, const active_schedule& technique, iter_t n,
+void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
                 iter_t clause_chunk);
 
 // The hot path. size == 0: this thread is done with the loop.
 chunk claim_next_chunk_slow(membership& m);
+chunk claim_tuned_chunk(membership& m);
 void leave_plain_loop(membership& m);
 
 inline chunk claim_next_chunk(membership& m) {
   loop_slot& slot = *m.loop.slot;
-  if (!slot.plain_plan) return claim_next_chunk_slow(m);
+  if (!slot.plain_plan) return slot.self_tuning ? claim_tuned_chunk(m) : claim_next_chunk_slow(m);
   const iter_t step = slot.next_step.fetch_add(1, std::memory_order_relaxed);
   chunk c;
   if (slot.uniform_size > 0)

@@ -1,5 +1,6 @@
 #include "profile.hpp"
 
+#include <dlfcn.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -30,7 +32,7 @@ struct site_profile {
 
 struct profile_store {
   std::mutex lock;
-  std::map<const ident_t*, site_profile> sites;
+  std::map<loop_site, site_profile> sites;
 };
 
 profile_store& store() {
@@ -40,18 +42,26 @@ profile_store& store() {
 
 }  // namespace
 
-std::pair<std::string, std::string> describe_site(const ident_t* site) {
-  char address[32];
-  std::snprintf(address, sizeof address, "%p", static_cast<const void*>(site));
-  if (site == nullptr || site->psource == nullptr) return {address, ""};
-  std::vector<std::string> parts;
-  std::string part;
-  for (const char* c = site->psource; *c; ++c) {
-    if (*c == ';') parts.push_back(part), part.clear();
-    else part += *c;
+std::pair<std::string, std::string> describe_site(loop_site site) {
+  if (site.ident != nullptr && site.ident->psource != nullptr) {
+    std::vector<std::string> parts;
+    std::string part;
+    for (const char* c = site.ident->psource; *c; ++c) {
+      if (*c == ';') parts.push_back(part), part.clear();
+      else part += *c;
+    }
+    if (parts.size() >= 4 && parts[1] != "unknown") return {parts[1] + ":" + parts[3], parts[2]};
   }
-  if (parts.size() < 4 || parts[1] == "unknown") return {address, ""};
-  return {parts[1] + ":" + parts[3], parts[2]};
+  char text[64];
+  Dl_info info{};
+  if (site.call != nullptr && dladdr(site.call, &info) != 0 && info.dli_fname != nullptr) {
+    const char* slash = std::strrchr(info.dli_fname, '/');
+    std::snprintf(text, sizeof text, "%s+0x%zx", slash ? slash + 1 : info.dli_fname,
+                  static_cast<std::size_t>(static_cast<const char*>(site.call) - static_cast<const char*>(info.dli_fbase)));
+    return {text, info.dli_sname != nullptr ? info.dli_sname : ""};
+  }
+  std::snprintf(text, sizeof text, "%p", site.call != nullptr ? site.call : static_cast<const void*>(site.ident));
+  return {text, ""};
 }
 
 namespace {
@@ -148,7 +158,7 @@ bool profiling() {
 
 bool profiling_chunks() { return current_settings().profile_chunks; }
 
-loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p,
+loop_instance_profile* profile_begin(loop_site site, const std::string& technique, iter_t n, int p,
                                      const std::vector<double>& powers) {
   auto* r = new loop_instance_profile;
   r->site = site;

@@ -36,7 +36,7 @@ struct thread_share {
 };
 
 struct loop_instance_profile {
-  const ident_t* site = nullptr;
+  loop_site site;
   std::string technique;
   iter_t n = 0;
   int p = 1;
@@ -55,15 +55,15 @@ struct thread_probe {
   std::vector<chunk_event> chunks;
 };
 
-// ";file;function;line;col;;" -> {"file:line", "function"}; the address
-// when the binary has no debug info.
-std::pair<std::string, std::string> describe_site(const ident_t* site);
+// ";file;function;line;col;;" -> {"file:line", "function"}; without debug
+// info, the call's place in its binary ("app+0x1a2b") and its symbol if any.
+std::pair<std::string, std::string> describe_site(loop_site site);
 
 bool profiling();  // SELFSCHED_PROFILE set
 bool profiling_chunks();
 
 // A new instance of the loop at `site` (called by the thread setting it up).
-loop_instance_profile* profile_begin(const ident_t* site, const std::string& technique, iter_t n, int p,
+loop_instance_profile* profile_begin(loop_site site, const std::string& technique, iter_t n, int p,
                                      const std::vector<double>& powers);
 void probe_enter(thread_probe& probe, int thread);
 // A request at `asked_ns` by a thread whose run queue was `queue`, answered

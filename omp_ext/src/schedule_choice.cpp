@@ -24,14 +24,19 @@ std::string_view without_modifier(std::string_view text) {
   return text;
 }
 
-// The kinds libomp itself understands in OMP_SCHEDULE.
-bool is_standard_kind(std::string_view text) {
+bool kind_is(std::string_view text, std::string_view k) {
   const std::string_view kind = text.substr(0, text.find(','));
-  for (std::string_view k : {"static", "dynamic", "guided", "auto", "trapezoidal", "static_steal"})
-    if (kind.size() >= k.size() && strncasecmp(kind.data(), k.data(), k.size()) == 0 &&
-        kind.find_first_not_of(' ', k.size()) == std::string_view::npos)
-      return true;
-  return false;
+  return kind.size() >= k.size() && strncasecmp(kind.data(), k.data(), k.size()) == 0 &&
+         kind.find_first_not_of(' ', k.size()) == std::string_view::npos;
+}
+
+// The kinds libomp serves in OMP_SCHEDULE. `auto` leaves the schedule to the
+// implementation (OpenMP 5.2 sec. 11.5.3), and with libselfsched loaded
+// that is selfsched's auto unless SELFSCHED_AUTO=libomp.
+bool is_standard_kind(std::string_view text) {
+  for (std::string_view k : {"static", "dynamic", "guided", "trapezoidal", "static_steal"})
+    if (kind_is(text, k)) return true;
+  return current_settings().libomp_auto && kind_is(text, "auto");
 }
 
 }  // namespace
@@ -43,8 +48,7 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
   if (chunk > 0 && full.find(',') == std::string::npos) full += "," + std::to_string(chunk);
   parse_result parsed = parse_schedule(full);
   if (!parsed.ok()) {
-    warn("%s='%s': %s; standard kinds static, dynamic, guided, auto are libomp's (selfsched's auto: best)", origin, text,
-         parsed.error.c_str());
+    warn("%s='%s': %s; standard kinds static, dynamic, guided are libomp's", origin, text, parsed.error.c_str());
     return false;
   }
   // Never freed (a team starting on another thread may still read it), so
@@ -56,6 +60,15 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
     if (k->text == full) return technique = k, true;
   technique = known.emplace_back(new active_schedule{parsed.spec, std::move(full)});
   return true;
+}
+
+const active_schedule* auto_schedule() {
+  static const active_schedule* const chosen = [] {
+    const active_schedule* a = nullptr;
+    if (!current_settings().libomp_auto) parse_technique("auto", 0, "schedule(auto)", a);
+    return a;
+  }();
+  return chosen;
 }
 
 void set_active_technique(const active_schedule* technique) {

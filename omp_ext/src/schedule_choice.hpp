@@ -30,6 +30,10 @@ void set_active_technique(const active_schedule* technique);
 // On error: one warning naming the value and the choices, and false.
 bool parse_technique(const char* text, long chunk, const char* origin, const active_schedule*& technique);
 
+// What serves loops written schedule(auto): selfsched's auto, or nullptr
+// (libomp's) under SELFSCHED_AUTO=libomp.
+const active_schedule* auto_schedule();
+
 // Reads the environment; rewrites OMP_SCHEDULE so libomp never warns about
 // our names. Runs from the library constructor.
 void choose_technique_from_environment();

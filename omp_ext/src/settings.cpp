@@ -62,6 +62,13 @@ const setting_row<settings> table[] = {
        s.override_dynamic = dynamic, s.override_guided = guided;
        return std::string();
      }},
+    {"SELFSCHED_AUTO", "selfsched",
+     "who serves schedule(auto) loops and OMP_SCHEDULE=auto: selfsched (its auto) or libomp (libomp's own, static)",
+     [](std::string_view v, settings& s) {
+       if (v == "selfsched") return s.libomp_auto = false, std::string();
+       if (v == "libomp") return s.libomp_auto = true, std::string();
+       return std::string("valid: selfsched, libomp");
+     }},
     {"SELFSCHED_DISPLAY_ENV", "false", "print these settings once at start-up, like OMP_DISPLAY_ENV",
      [](std::string_view v, settings& s) { return parse_bool(v, s.display_env); }},
     {"SELFSCHED_VERBOSE", "false", "say which loops selfsched serves and why others are forwarded",

@@ -1,15 +1,15 @@
 #include "sites.hpp"
 
+#include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 namespace selfsched::omp {
 
-site_state& site_of(const ident_t* site) {
+site_state& site_of(loop_site site) {
   static std::mutex lock;
   // Never destroyed: loops may still end while the process exits.
-  static auto* sites = new std::unordered_map<const ident_t*, std::unique_ptr<site_state>>;
+  static auto* sites = new std::map<loop_site, std::unique_ptr<site_state>>;
   std::lock_guard guard(lock);
   auto& state = (*sites)[site];
   if (!state) state = std::make_unique<site_state>();
@@ -21,5 +21,18 @@ adaptive_history* borrow_history(site_state& site) {
 }
 
 void return_history(site_state& site) { site.history_in_use.store(false, std::memory_order_release); }
+
+auto_estimate tuned_start(site_state& site, int thread) {
+  std::lock_guard guard(site.tuning_lock);
+  const auto k = static_cast<std::size_t>(thread);
+  return k < site.tuned.size() ? site.tuned[k].for_next_instance() : auto_estimate{};
+}
+
+void keep_tuned(site_state& site, int thread, const auto_estimate& estimate) {
+  std::lock_guard guard(site.tuning_lock);
+  const auto k = static_cast<std::size_t>(thread);
+  if (k >= site.tuned.size()) site.tuned.resize(k + 1);
+  site.tuned[k] = estimate;
+}
 
 }  // namespace selfsched::omp

@@ -1,28 +1,40 @@
 // What selfsched remembers about a loop site across its instances: the
 // adaptive techniques' history (AWF learns from one time step to the next)
-// and, for `auto`, how fast each technique ran it.
-// Keyed by the ident_t* clang passes, never by its source string, which is
-// ";unknown;unknown;0;0;;" in every binary built without debug info.
+// and, for `auto`, each thread's measured rates.
+// Keyed by the ident_t* clang passes and the call's return address
+// (loop_site), never by its source string, which is ";unknown;unknown;0;0;;"
+// in every binary built without debug info.
 #pragma once
 
 #include <atomic>
-#include <mutex>
+#include <vector>
 
 #include "libomp_abi.hpp"
 #include "selfsched/core/adaptive_history.hpp"
-#include "selfsched/core/auto_selection.hpp"
+#include "selfsched/core/auto_tuning.hpp"
+#include "spin.hpp"
 
 namespace selfsched::omp {
 
 struct site_state {
   adaptive_history history;
   std::atomic<bool> history_in_use{false};
-  std::mutex selection_lock;  // instances of one site may overlap (nowait)
-  auto_selection selection;   // for OMP_SCHEDULE=auto
+  // auto: what each thread number learned in the site's last instance, and
+  // the team's rate then (iterations per second, 0 = none yet). Instances
+  // of one site may overlap (nowait): a short lock, twice per thread and
+  // instance, never per chunk.
+  spin_lock tuning_lock;
+  std::vector<auto_estimate> tuned;
+  double team_rate = 0;
 };
 
+// auto: thread `thread`'s estimate to start an instance of `site` from.
+auto_estimate tuned_start(site_state& site, int thread);
+// ... and what it measured in that instance.
+void keep_tuned(site_state& site, int thread, const auto_estimate& estimate);
+
 // Found or created under a lock: called once per loop instance, never per chunk.
-site_state& site_of(const ident_t* site);
+site_state& site_of(loop_site site);
 
 // The site's history for one loop instance, or nullptr while another instance
 // of the same site (a nowait loop run again before all threads left it) uses it.

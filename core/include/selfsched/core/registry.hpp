@@ -25,9 +25,10 @@ struct technique_info {
   // Is the ",k" of "name,k" this technique's chunk size (css) rather than
   // the minimum chunk (all others)?
   bool chunk_is_size = false;
-  // Chooses another catalog technique per loop instance (auto): bindings
-  // that keep per-site state resolve it with an auto_selection.
-  bool selects_technique = false;
+  // Sizes its own chunks from measured times (auto, auto_tuning.hpp):
+  // bindings that can time each claim serve it with one fetch-and-add per
+  // chunk rather than the sequential scheduler.
+  bool self_tuning = false;
 };
 
 std::span<const technique_info> catalog();

@@ -1,0 +1,79 @@
+// `auto`: chunks sized from what is measured, safe from the first one.
+//
+// A worker's first chunk is the minimum (1, or the ",k" given): nothing is
+// known yet about its speed, the iterations' cost or how that cost varies,
+// and a loop whose first iterations are the costliest (work sorted by size,
+// vertices by degree) loses most to one early large chunk. After each chunk
+// the worker knows its own time per iteration (so a loaded core, a slow core
+// and a hybrid CPU are all seen, without Q or weights) and what a claim
+// costs, and its next chunk is the smallest of three bounds:
+//
+//   overhead:  long enough that the claim costs at most claim_share of it,
+//              C >= claim / (claim_share * t_k)              (t_k: seconds per iteration of worker k)
+//   balance:   at most 1/factor of worker k's share of what remains at the
+//              team's measured rate, C <= R / (factor * rate * t_k) (factoring, x = 2,
+//              weighted by measured speed as in AF, Banicescu & Liu 2000)
+//   growth:    at most `growth` times the worker's previous chunk, so a few
+//              cheap iterations never buy a large chunk.
+//
+// The overhead bound makes claims cost under ~1% of the loop; the balance
+// bound keeps the end of the loop even (only small loops reach it); growth
+// makes the first chunks safe. What a worker learned is kept per loop site,
+// so the next instance (the next time step) starts from it.
+//
+// Pure: the caller measures and keeps the estimates. The libomp binding
+// keeps one per thread and claims with one fetch-and-add; the sequential
+// technique (make_auto, for selfsched-chunks and outer chunks of MPI regions)
+// keeps one per worker.
+#pragma once
+
+#include <cstdint>
+
+#include "selfsched/core/technique.hpp"
+
+namespace selfsched {
+
+struct auto_estimate {
+  // Faded sums of busy seconds and iterations: recent chunks weigh more, so
+  // a core that becomes loaded is seen within a few chunks.
+  double busy_seconds = 0;
+  double iterations = 0;
+  double claim_seconds = 0;  // faded mean cost of one claim; 0 = not measured
+  iter_t last_size = 0;      // the previous chunk; 0 = none yet
+
+  static constexpr double fade = 0.5;        // weight of the past at each chunk
+  static constexpr double claim_fade = 0.75;
+
+  // 0 until a chunk has been measured.
+  double seconds_per_iteration() const { return iterations > 0 ? busy_seconds / iterations : 0; }
+
+  // The worker ran `size` iterations in `seconds` of busy time.
+  void record_chunk(iter_t size, double seconds);
+  // One claim (asking, getting the chunk) took `seconds`.
+  void record_claim(double seconds);
+  // Carried into the next instance of the same loop site: the rates stay,
+  // the ramp restarts a few doublings below where it ended.
+  auto_estimate for_next_instance() const;
+};
+
+struct auto_tuning {
+  static constexpr double claim_share = 0.01;  // claims cost at most 1% of a chunk
+  static constexpr double factor = 2;          // of a worker's share of what remains
+  static constexpr double growth = 2;          // chunk k+1 <= growth x chunk k
+  // A claim costs at least this much even where the clock cannot see it:
+  // the call into the runtime, and the shared counter's cache line moving
+  // between cores (libomp's dynamic,1 pays about 0.8 us a claim with two
+  // threads on a 2-vCPU EPYC VM, docs/results.md). With claim_share, chunks
+  // of at least 20 us.
+  static constexpr double least_claim_seconds = 200e-9;
+  // How many doublings below its last chunk a worker restarts in the next
+  // instance of the same site.
+  static constexpr int restart_doublings = 2;
+
+  // The next chunk of worker `me` with `remaining` iterations not yet handed
+  // out, the team running `team_rate` iterations per second (0: unknown),
+  // never below `min_chunk` (>= 1). Not clamped to `remaining`.
+  static iter_t next_size(const auto_estimate& me, iter_t remaining, double team_rate, iter_t min_chunk);
+};
+
+}  // namespace selfsched
