@@ -44,8 +44,8 @@ ones below, or objects {name, extends, description, env, speeds}; apps:
 [{name, program (default: name), args, k (the chunk of libomp's
 "dynamic,{k}"), gantt (true: charts of the best and worst selfsched
 technique; or a list of techniques)}]; libomp: OMP_SCHEDULE values run without
-libselfsched; selfsched: technique names run with it preloaded (OMP_SCHEDULE,
-"auto" as "best"), or {"catalog": true, "extra": [...]} for every technique
+libselfsched; selfsched: technique names run with it preloaded (OMP_SCHEDULE;
+"auto" is then selfsched's), or {"catalog": true, "extra": [...]} for every technique
 selfsched-chunks lists; comparisons: [{base, variant, seed}] for paired gains.
 """
 import argparse
@@ -177,9 +177,8 @@ def load_config(path, build):
         names = catalog(build)
         selfsched = names + [s for s in extra if s not in names]
     schedules = [{"name": f"libomp {s}", "by": "libomp", "omp_schedule": s} for s in config["libomp"]]
-    # OMP_SCHEDULE=auto is OpenMP's kind and stays libomp's; selfsched's auto is "best".
-    schedules += [{"name": "best" if s == "auto" else s, "by": "selfsched", "omp_schedule": "best" if s == "auto" else s}
-                  for s in selfsched]
+    # With libselfsched preloaded, OMP_SCHEDULE=auto is selfsched's auto.
+    schedules += [{"name": s, "by": "selfsched", "omp_schedule": s} for s in selfsched]
     if not schedules:
         raise BadInput(f"{path}: no schedules ('libomp' and 'selfsched' are empty)")
     config["schedule_list"] = schedules
@@ -199,7 +198,7 @@ def catalog(build):
     if not match:
         raise BadInput(f"cannot read the catalog from '{chunks} --technique ?': {result.stderr.strip()}")
     # OMP_SCHEDULE=static names libomp's kind, so selfsched's static cannot be chosen from the
-    # environment (its chunks are libomp's static anyway); auto is chosen as "best" (load_config).
+    # environment (its chunks are libomp's static anyway).
     # Each entry is a name, or name/alias (ss/pss): the name is what runs.
     names = [entry.strip().split("/")[0] for entry in match.group(1).split(",")]
     return [name for name in names if name != "static"]
@@ -727,6 +726,38 @@ def print_table(config, cells, stream=sys.stdout):
                       f"{fmt(c['ratio_ideal']):>8} {fmt(c['imbalance']):>10}", file=stream)
 
 
+def verdict(cells, schedule):
+    """Lines that judge one selfsched schedule against libomp's best and the ideal, per cell and
+    overall, and say why where it loses: uneven threads, or (as balanced) the cost of its claims."""
+    mine = [c for c in cells if c["key"] == schedule and c["ratio_best_libomp"]]
+    if not mine:
+        return [f"Verdict: no successful run of {schedule}"]
+    lines = []
+    for c in mine:
+        best = next(b for b in cells if b["scenario"] == c["scenario"] and b["app"] == c["app"]
+                    and b["schedule"] == c["best_libomp"])
+        where = f"{c['app']} ({c['scenario']})" if len(mine) > 1 else ""
+        line = (f"{schedule} took {fmt(c['ratio_best_libomp'])}x the time of libomp's best schedule "
+                f"({c['best_libomp'].replace('libomp ', '')}) and {fmt(c['ratio_ideal'])}x the ideal")
+        if c["ratio_best_libomp"] > 1.0:
+            if c["imbalance"] and best["imbalance"] and c["imbalance"] > best["imbalance"] + 0.02:
+                why = (f"its threads finished less evenly (busy time max/mean {fmt(c['imbalance'])} against "
+                       f"{fmt(best['imbalance'])})")
+            else:
+                why = (f"its threads were as balanced ({fmt(c['imbalance'])} against {fmt(best['imbalance'])}), so the "
+                       f"difference is the cost of its claims and measurements, or the machine's noise (its runs: "
+                       f"{fmt(c['min_s'], 3)}..{fmt(c['max_s'], 3)} s)")
+            line += f": it lost, {why}"
+        lines.append(("  " + where + ": " if where else "Verdict: ") + line)
+    if len(mine) > 1:
+        ratios = [c["ratio_best_libomp"] for c in mine]
+        worst = max(mine, key=lambda c: c["ratio_best_libomp"])
+        lines.insert(0, f"Verdict: {schedule} over {len(mine)} cells: geometric mean "
+                        f"{fmt(math.exp(statistics.fmean(math.log(r) for r in ratios)))}x libomp's best schedule of "
+                        f"each cell, worst {fmt(worst['ratio_best_libomp'])}x ({worst['app']}, {worst['scenario']})")
+    return lines
+
+
 # ------------------------------------------------------------------- main --
 
 def measure(config, build, out, show_progress, quiet_wait=0):
@@ -782,6 +813,8 @@ def main(argv):
     parser.add_argument("--quiet-wait", type=float, default=0, metavar="SECONDS",
                         help="before each round of an app's runs, wait at most this long for other processes to "
                              "use under 0.3 cores (default 0: never wait)")
+    parser.add_argument("--verdict", metavar="SCHEDULE",
+                        help="end with a verdict on this selfsched schedule (e.g. auto) against libomp's best")
     parser.add_argument("--from-json", metavar="FILE",
                         help="run nothing: summarize again the runs of an earlier matrix.json of the same config")
     args = parser.parse_args(argv)
@@ -871,6 +904,8 @@ def main(argv):
               f"({clock(load['wall_s'])} in all)")
         print(f"written: {out}/matrix.json, {out}/matrix.md" + (f", {len([c for c in charts if 'svg' in c])} Gantt "
                                                                f"charts in {out}/charts" if charts else ""))
+    if args.verdict:
+        print("\n" + "\n".join(verdict(cells, args.verdict)))
     for f in failures:
         print(f"matrix: FAILED {f['scenario']} {f['app']} {f['schedule']}: {f['error']}", file=sys.stderr)
     return 1 if failures else 0
