@@ -266,7 +266,7 @@ void engine::choose_inner_technique() {
   switch (static_cast<int>(kind) & ~static_cast<int>(omp_sched_monotonic)) {
     case omp_sched_dynamic: name = chunk > 1 ? "css," + std::to_string(chunk) : "ss"; break;
     case omp_sched_guided: name = chunk > 1 ? "gss," + std::to_string(chunk) : "gss"; break;
-    case omp_sched_auto: name = "fss"; break;
+    case omp_sched_auto: name = "auto"; break;  // libomp's auto (SELFSCHED_AUTO=libomp): ours for the split
     default: name = "static"; break;
   }
   set_inner_ = selfsched_set_schedule(name.c_str(), 0) == 0;
