@@ -10,19 +10,21 @@ runs of the computation (the program's time_s; one run when it takes over
 5 s), the first run of each configuration checked bit for bit against the
 serial loop (--verify).
 
-Scenarios (threads bound: OMP_PROC_BIND=true OMP_PLACES=cores):
+Scenarios (threads bound one to a CPU: OMP_PROC_BIND=true and OMP_PLACES={c0},{c1},...
+with the first usable CPUs, checked once before the runs):
   dedicated     serial, libomp's doacross (static,1 and dynamic), selfsched's
                 doacross (ss, s-ss), and the wavefront API under s-* and sw-*.
   sweep         #SP from 1 x m to 10 x m (m threads), wavefront s-fss / s-tss
                 (seed 000 Fig. 8).
-  nondedicated  a busy loop pinned to core 1 (taskset -c 1 sh -c 'while :; do
-                :; done'), started and stopped by this script; s-X vs sw-X
+  nondedicated  a busy loop pinned to thread 1's CPU (taskset -c CPU sh -c
+                'while :; do :; done'), started and stopped by this script; s-X vs sw-X
                 (seed 000 Table 8): W from SELFSCHED_WEIGHTS=1,0.5 with the
                 run-queue monitor off, and from the run-queue monitor alone.
 Wavefront runs use the chunk thresholds of THRESHOLDS (seed 000 Table 4).
 """
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -132,13 +134,35 @@ def sweep(build, repeat, threads):
         print(f"| {factor} x m = {sp} | " + " | ".join(cells) + " |", flush=True)
 
 
+def usable_cpus(threads):
+    """The first `threads` CPUs this process may use: thread t is bound to the t-th."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < max(threads, 2):
+        sys.exit(f"{max(threads, 2)} CPUs needed to bind the threads one to a CPU; this process may use {cpus}")
+    return cpus[:threads]
+
+
+def check_binding(build, threads):
+    """Each thread bound to one CPU of its own (libomp's affinity display on a small run), or exit."""
+    env = dict(os.environ, OMP_DISPLAY_AFFINITY="TRUE", OMP_AFFINITY_FORMAT="binding-check thread %n cpus %A")
+    result = subprocess.run([os.path.join(build, "bin", "floyd_steinberg"), "--width", "64", "--height", "64"],
+                            env=env, capture_output=True, text=True, timeout=60)
+    bound = dict(re.findall(r"^binding-check thread (\d+) cpus (\S+)$", result.stdout, re.MULTILINE))
+    cpus = [bound.get(str(t)) for t in range(threads)]
+    if not all(c is not None and c.isdigit() for c in cpus) or len(set(cpus)) != threads:
+        sys.exit(f"OMP_PLACES={os.environ['OMP_PLACES']} did not bind each of the {threads} threads to a CPU of "
+                 "its own: libomp bound them to " + ", ".join(f"thread {t}: {{{c}}}" for t, c in enumerate(cpus)))
+
+
 def nondedicated(build, repeat, threads):
     # Its own process group (to stop it), but this session: same scheduler
     # autogroup, so it competes with thread 1 as an equal.
-    hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c", "while :; do :; done"], process_group=0)
+    cpu = usable_cpus(threads)[1]
+    hog = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"], process_group=0)
     try:
         time.sleep(0.5)
-        print(f"\n### Non-dedicated: {threads} threads bound to cores, a busy loop pinned to core 1 "
+        print(f"\n### Non-dedicated: {threads} threads bound one to a CPU, a busy loop pinned to thread 1's "
+              f"CPU {cpu} "
               f"(load average at start: {load_average()})\n")
         print("Best (median) time in seconds; gain = (T_S - T_SW) / T_S of the best runs (seed 000 Table 8).")
         print("Chunk thresholds of seed 000 Table 4 (THRESHOLDS); the upper one bounds the technique's chunk "
@@ -167,7 +191,12 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--scenario", default="dedicated,sweep,nondedicated")
     a = p.parse_args()
-    os.environ.update({"OMP_NUM_THREADS": str(a.threads), "OMP_PROC_BIND": "true", "OMP_PLACES": "cores"})
+    # Explicit places: OMP_PLACES=cores depends on libomp's reading of the
+    # topology (one core of two hardware threads on a 2-vCPU AMD EPYC VM,
+    # where both threads would share {0,1}).
+    places = ",".join("{%d}" % cpu for cpu in usable_cpus(a.threads))
+    os.environ.update({"OMP_NUM_THREADS": str(a.threads), "OMP_PROC_BIND": "true", "OMP_PLACES": places})
+    check_binding(a.build, a.threads)
     scenarios = {"dedicated": dedicated, "sweep": sweep, "nondedicated": nondedicated}
     for name in a.scenario.split(","):
         if name not in scenarios:

@@ -65,20 +65,24 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 
-# The scenarios every config may name. Threads are bound to cores in all of
-# them, so that "thread 1" means "the core the competitor or the slowdown is
-# on". SELFSCHED_SIA=off: a calibration file on the machine changes no VP.
-BOUND = {"OMP_PROC_BIND": "true", "OMP_PLACES": "cores", "SELFSCHED_SIA": "off"}
+# The scenarios every config may name. Threads are bound one to a CPU in all
+# of them, so that "thread 1" means "the CPU the competitor or the slowdown is
+# on". The places are explicit, built from the CPUs this process may use
+# (bound_places): OMP_PLACES=cores depends on how libomp reads the topology,
+# and on a 2-vCPU AMD EPYC VM it sees one core of two hardware threads and
+# binds both threads to {0,1}. SELFSCHED_SIA=off: a calibration file on the
+# machine changes no VP.
+BOUND = {"OMP_PROC_BIND": "true", "SELFSCHED_SIA": "off"}
 SCENARIOS = {
     "dedicated": {
-        "description": "threads bound to cores 0 and 1, nothing else started (other users of the machine still run)",
+        "description": "threads bound to the first two usable CPUs, nothing else started (other users of the machine still run)",
         "env": {},
         "speeds": [1, 1],
     },
     "nondedicated": {
-        "description": "a busy process pinned to core 1 (`taskset -c 1 sh -c 'while :; do :; done'`, "
+        "description": "a busy process pinned to thread 1's CPU (`taskset -c CPU sh -c 'while :; do :; done'`, "
                        "seed 000's resource expensive process), started before and killed after the scenario; "
-                       "thread 1 gets half of core 1, and selfsched's run-queue monitor measures its Q",
+                       "thread 1 gets half of its CPU, and selfsched's run-queue monitor measures its Q",
         "env": {},
         "competitor": True,
         "speeds": [1, 0.5],
@@ -153,7 +157,8 @@ def load_config(path, build):
                 raise BadInput(f"{path}: a scenario object needs a 'name'")
         speeds = list(scenario["speeds"]) + [1] * threads
         scenario["speeds"] = speeds[:threads]
-        scenario["env"] = {k: v.replace("{source}", SOURCE) for k, v in dict(BOUND, **scenario["env"]).items()}
+        bound = dict(BOUND, OMP_PLACES=bound_places(threads))
+        scenario["env"] = {k: v.replace("{source}", SOURCE) for k, v in dict(bound, **scenario["env"]).items()}
         scenarios[scenario["name"]] = scenario
     if not scenarios:
         raise BadInput(f"{path}: 'scenarios' is empty")
@@ -293,14 +298,44 @@ class Competitor:
             Load.live.discard(self.process.pid)
 
 
+def usable_cpus(count, why):
+    """The first `count` CPUs this process may use, in order."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < count:
+        raise BadInput(f"{why} needs {count} CPUs; this process may use only {cpus}")
+    return cpus[:count]
+
+
+def bound_places(threads):
+    """OMP_PLACES with one place per thread, each one usable CPU: thread t runs on usable CPU t."""
+    return ",".join("{%d}" % cpu for cpu in usable_cpus(threads, f"binding {threads} threads one to a CPU"))
+
+
 def competitor_cpu(config):
-    """The CPU that libomp binds thread 1 to with OMP_PLACES=cores: the second usable core's first PU."""
+    """The CPU that thread 1 is bound to (bound_places): the second usable CPU."""
     if "competitor_cpu" in config:
         return config["competitor_cpu"]
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) < 2:
-        raise BadInput("the nondedicated scenario needs 2 CPUs; this process may use only " + str(cpus))
-    return cpus[1]
+    return usable_cpus(2, "the nondedicated scenario")[1]
+
+
+def check_binding(config, build):
+    """Runs the first app once with libomp's affinity display: each thread must be bound to one CPU of
+    its own, else every scenario's "thread 1" would mean nothing. BadInput says what libomp did."""
+    scenario, app = config["scenario_list"][0], config["apps"][0]
+    env = {k: v for k, v in os.environ.items() if not CLEARED.match(k)}
+    env.update(scenario["env"], OMP_NUM_THREADS=str(config["threads"]), OMP_DISPLAY_AFFINITY="TRUE",
+               OMP_AFFINITY_FORMAT="binding-check thread %n cpus %A")
+    command = [os.path.join(build, "bin", app["program"])] + app["args"]
+    try:
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=config["run_timeout_s"])
+    except subprocess.TimeoutExpired:
+        raise BadInput(f"the binding check ({app['program']}) timed out after {config['run_timeout_s']} s")
+    bound = dict(re.findall(r"^binding-check thread (\d+) cpus (\S+)$", result.stdout, re.MULTILINE))
+    cpus = [bound.get(str(t)) for t in range(config["threads"])]
+    if not all(c is not None and c.isdigit() for c in cpus) or len(set(cpus)) != len(cpus):
+        raise BadInput(f"OMP_PLACES={scenario['env'].get('OMP_PLACES')} did not bind each of the "
+                       f"{config['threads']} threads to a CPU of its own: libomp bound them to "
+                       + ", ".join(f"thread {t}: {{{c}}}" for t, c in enumerate(cpus)))
 
 
 class Load:
@@ -770,6 +805,7 @@ def measure(config, build, out, show_progress, quiet_wait=0):
     progress = Progress(total, show_progress)
     runs, scenario_load, waits, rounds = [], {}, [], []
     started = time.strftime("%Y-%m-%d %H:%M")
+    check_binding(config, build)
     load = Load()
     try:
         for scenario in config["scenario_list"]:

@@ -4,12 +4,13 @@
 // the arguments say what must come out.
 //
 //   hetero_powers PROFILE.json [--source TEXT] [--source-not TEXT] [--thread-powers v0,v1]
-//                 [--cpu-powers cpu=v,...] [--distinct-cpus] [--need-cpus a,b]
+//                 [--cpu-powers cpu=v,...] [--distinct-cpus] [--one-cpu-each] [--need-cpus a,b]
 //
 // --source / --source-not: text "powers_from" must / must not contain. --thread-powers: power of
 // thread k. --cpu-powers: power of whichever thread ran on that CPU.
 // --distinct-cpus: the two threads ran on different CPUs, each bound to
-// fewer CPUs than the process may use (SELFSCHED_BIND). --need-cpus: exit 77
+// fewer CPUs than the process may use (SELFSCHED_BIND). --one-cpu-each: each
+// thread bound to one CPU of its own (OMP_PLACES=threads). --need-cpus: exit 77
 // (skipped) unless the process may run on these CPUs.
 #include <omp.h>
 #include <sched.h>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "binding.hpp"
 #include "selfsched.h"
 
 namespace {
@@ -54,11 +56,11 @@ int main(int argc, char** argv) {
   std::string source, source_not;
   std::vector<double> thread_powers;
   std::map<int, double> cpu_powers;
-  bool distinct_cpus = false;
+  bool distinct_cpus = false, one_cpu_each = false;
   for (int i = 2; i < argc; ++i) {
     const std::string option = argv[i];
-    if (option == "--distinct-cpus") {
-      distinct_cpus = true;
+    if (option == "--distinct-cpus" || option == "--one-cpu-each") {
+      (option == "--distinct-cpus" ? distinct_cpus : one_cpu_each) = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -91,13 +93,12 @@ int main(int argc, char** argv) {
 
   cpu_set_t process_mask;
   sched_getaffinity(0, sizeof process_mask, &process_mask);
-  int bound_narrower[2] = {0, 0};
   // A first region: the threads start and say where they run.
-#pragma omp parallel num_threads(2)
-  {
-    cpu_set_t mask;
-    sched_getaffinity(0, sizeof mask, &mask);
-    bound_narrower[omp_get_thread_num()] = CPU_COUNT(&mask) < CPU_COUNT(&process_mask);
+  const hetero::team_binding binding = hetero::bind_check(2);
+  if (one_cpu_each) {
+    expect(binding.problem.empty(), "each thread is bound to one CPU of its own" +
+                                        (binding.problem.empty() ? std::string() : ": " + binding.problem));
+    if (!binding.problem.empty()) return 1;  // the powers per CPU below would mean nothing
   }
   selfsched_set_schedule("w-gss", 0);
   double sink = 0;
@@ -133,7 +134,9 @@ int main(int argc, char** argv) {
   }
   if (distinct_cpus) {
     expect(cpus.size() == 2 && cpus[0] != cpus[1], "the threads ran on different CPUs");
-    expect(bound_narrower[0] && bound_narrower[1], "each thread was bound to fewer CPUs than the process may use");
+    const int usable = CPU_COUNT(&process_mask);
+    expect(binding.allowed[0] < usable && binding.allowed[1] < usable,
+           "each thread was bound to fewer CPUs than the process may use");
   }
   return failures == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 // The run-queue monitor (omp_ext/src/runqueue.hpp) in a real OpenMP loop:
-// two threads bound to two cores (OMP_PROC_BIND=true OMP_PLACES=cores, set
+// two threads bound to two CPUs (OMP_PROC_BIND=true OMP_PLACES=threads, set
 // by the test), a loop run twice, the second time with a busy child process
 // pinned to thread 1's core. The profile's mean Q of thread 1 must rise by
 // about 1 (to about 2 on an idle machine) and stay above thread 0's.
@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
     narrower[omp_get_thread_num()] = CPU_COUNT(&mask) < CPU_COUNT(&process_mask);
   }
   if (cpu[0] == cpu[1] || !narrower[0] || !narrower[1]) {
-    std::printf("skipped: the threads are not bound to distinct cores (cpus %d, %d); "
-                "run with OMP_PROC_BIND=true OMP_PLACES=cores\n", cpu[0], cpu[1]);
+    std::printf("skipped: the threads are not bound to distinct CPUs (cpus %d, %d); "
+                "run with OMP_PROC_BIND=true OMP_PLACES=threads\n", cpu[0], cpu[1]);
     return skipped;
   }
   selfsched_set_schedule("css,64", 0);
