@@ -30,9 +30,9 @@ std::vector<double> exchange_rank_weights(MPI_Comm comm, bool load_correction) {
     powers = omp::thread_powers(placement, threads);
   }
   double weight = powers.empty() ? threads : std::accumulate(powers.begin(), powers.end(), 0.0);
-  // The run-queue monitor's Q of this (the creating) thread: the share of a
-  // core it gets, measured over its recent past (its whole life so far at
-  // the first reading).
+  // The run-queue monitor's Q of the CPU this (the creating) thread runs on:
+  // 1 + the runnable tasks of other processes there, read from /proc (first
+  // when the library loaded). Fixed for the region.
   if (load_correction) weight /= omp::run_queue_length(omp::now_ns());
   int size = 1;
   MPI_Comm_size(comm, &size);

@@ -1,8 +1,9 @@
 #include "runqueue.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 
 #include "platform.hpp"
 #include "settings.hpp"
@@ -10,79 +11,79 @@
 namespace selfsched::omp {
 namespace {
 
-constexpr std::int64_t never = INT64_MAX;
-constexpr double refreshes_per_window = 8;
-constexpr double largest_queue = 1024;  // a bound, not a model: wait / run with run near 0
-constexpr double runnable_fraction = 0.9;  // of an interval, for it to count
+constexpr int tracked_cpus = CPU_SETSIZE;  // 1024: a CPU beyond gets Q = 1
+// Each reading moves the mean this far towards what it saw: about the last
+// four readings count.
+constexpr double reading_weight = 0.25;
+// A reading may cost at most this share of the interval until the next one.
+constexpr double largest_reading_share = 0.02;
 
-struct monitor {
-  double queue = 1.0;
-  std::int64_t next_refresh_ns = 0;  // 0: never read
-  std::int64_t last_ns = 0, last_run_ns = 0, last_wait_ns = 0;
-  double run = 0, wait = 0;  // exponentially faded sums, ns
+// Per CPU, the faded mean number of runnable tasks of other processes. One
+// table for the process: the run queues are the machine's, not a thread's.
+struct run_queues {
+  std::atomic<double> others[tracked_cpus] = {};
+  std::atomic<std::int64_t> next_reading_ns{0};
+  std::atomic<bool> reading{false};
+  bool have_reading = false;  // written only by the reader holding `reading`
+  std::int64_t interval_ns = 0;
 };
+constinit run_queues machine_queues;
 
-// Trivially constructible: static TLS, a plain load on the claim path.
-__attribute__((tls_model("initial-exec"))) thread_local monitor this_thread;
-
-struct config {
-  bool on;
-  std::int64_t interval_ns;
-  double window_ns;
-};
-
-[[gnu::noinline]] void refresh(monitor& m, std::int64_t now) {
-  static const config c = [] {
-    const settings& s = current_settings();
-    const double interval = s.run_queue_ms * 1e6;
-    return config{s.run_queue, static_cast<std::int64_t>(interval), interval * refreshes_per_window};
-  }();
-  const std::int64_t wait = c.on ? thread_run_queue_wait_ns() : -1;
-  const std::int64_t run = wait >= 0 ? thread_cpu_ns() : -1;
-  if (wait < 0 || run < 0) {
-    static std::atomic<bool> said{false};
-    if (c.on && !said.exchange(true))
-      warn("the run-queue monitor cannot read /proc/thread-self/schedstat; Q_k = 1 on every thread");
-    m.queue = 1;
-    m.next_refresh_ns = never;
+// Takes one reading into the faded means. Called with `reading` held.
+void take_reading(run_queues& q, std::int64_t now) {
+  static int counts[tracked_cpus];
+  std::fill(std::begin(counts), std::end(counts), 0);
+  if (!count_other_runnable_tasks(counts, tracked_cpus)) {
+    warn("the run-queue monitor cannot read /proc; Q_k = 1 on every thread");
+    for (auto& others : q.others) others.store(0, std::memory_order_relaxed);
+    q.next_reading_ns.store(INT64_MAX, std::memory_order_relaxed);
     return;
   }
-  const bool first = m.last_ns == 0;
-  double new_run = static_cast<double>(run - m.last_run_ns);
-  double new_wait = static_cast<double>(wait - m.last_wait_ns);
-  const double elapsed = static_cast<double>(now - m.last_ns);
-  m.last_ns = now, m.last_run_ns = run, m.last_wait_ns = wait;
-  m.next_refresh_ns = now + c.interval_ns;
-  if (first) return;  // a baseline: the thread's life so far mixes in start-up and sleeps
-  const double fade = std::exp(-elapsed / c.window_ns);
-  m.run *= fade;
-  m.wait *= fade;
-  // 1 + wait / run is the share of a thread that stayed runnable. One that
-  // blocked in between (slept between loops, read a file) pays a wake-up
-  // latency each time it wakes, which would read as load: such an interval
-  // only fades the old data.
-  if (new_run + new_wait >= runnable_fraction * elapsed) {
-  // A long interval (one long chunk) counts as one window: its ratio, not
-  // its length.
-    if (elapsed > c.window_ns) {
-      new_run *= c.window_ns / elapsed;
-      new_wait *= c.window_ns / elapsed;
-    }
-    m.run += new_run;
-    m.wait += new_wait;
+  const std::int64_t done = now_ns();
+  // The first reading stands alone; later ones are averaged with fading
+  // weights, so that one instant's picture of tasks that run in bursts does
+  // not decide Q.
+  const double weight = q.have_reading ? reading_weight : 1.0;
+  for (int cpu = 0; cpu < tracked_cpus; ++cpu) {
+    const double old = q.others[cpu].load(std::memory_order_relaxed);
+    q.others[cpu].store(old + weight * (counts[cpu] - old), std::memory_order_relaxed);
   }
-  // Only with about half a window of data (a single interval may fall
-  // entirely inside another task's time slice); else unknown: 1.
-  const bool enough = m.run > 0 && m.run + m.wait >= c.window_ns / 2;
-  m.queue = enough ? std::clamp(1.0 + m.wait / m.run, 1.0, largest_queue) : 1.0;
+  q.have_reading = true;
+  const auto cost = static_cast<std::int64_t>(static_cast<double>(done - now) / largest_reading_share);
+  q.next_reading_ns.store(done + std::max(q.interval_ns, cost), std::memory_order_release);
+}
+
+// The first reading, when the library loads: before the program's first
+// loop, and before any thread of this process could be mistaken for load.
+__attribute__((constructor)) void read_run_queues_at_load() {
+  run_queues& q = machine_queues;
+  const settings& s = current_settings();
+  q.interval_ns = static_cast<std::int64_t>(s.run_queue_ms * 1e6);
+  if (!s.run_queue) {  // SELFSCHED_RUNQUEUE=false: never read, Q = 1
+    q.next_reading_ns.store(INT64_MAX, std::memory_order_relaxed);
+    return;
+  }
+  q.reading.store(true, std::memory_order_relaxed);
+  take_reading(q, now_ns());
+  q.reading.store(false, std::memory_order_release);
+}
+
+[[gnu::noinline]] void refresh(run_queues& q, std::int64_t now) {
+  // Another thread is at it: go on with the old values (a plain load first,
+  // so that waiting threads do not bounce the flag's cache line).
+  if (q.reading.load(std::memory_order_relaxed) || q.reading.exchange(true, std::memory_order_acquire)) return;
+  if (now >= q.next_reading_ns.load(std::memory_order_relaxed)) take_reading(q, now);
+  q.reading.store(false, std::memory_order_release);
 }
 
 }  // namespace
 
 double run_queue_length(std::int64_t now) {
-  monitor& m = this_thread;
-  if (now >= m.next_refresh_ns) refresh(m, now);
-  return m.queue;
+  run_queues& q = machine_queues;
+  if (now >= q.next_reading_ns.load(std::memory_order_relaxed)) refresh(q, now);
+  const int cpu = current_cpu();
+  if (cpu < 0 || cpu >= tracked_cpus) return 1.0;
+  return 1.0 + q.others[cpu].load(std::memory_order_relaxed);
 }
 
 }  // namespace selfsched::omp

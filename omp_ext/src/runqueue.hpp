@@ -1,24 +1,28 @@
 // The run-queue monitor of mechanism W (Ciorba et al., seed 000 sec. 4.2,
-// Fig. 6): Q_k, the number of runnable tasks competing for the core thread k
+// Fig. 6): Q_k, the number of runnable tasks competing for the CPU thread k
 // runs on, itself included. W and the weighted techniques give the thread
 // A_k = VP_k / Q_k of its power.
 //
-// Measured from the thread's own side: over an interval, a thread sharing its
-// core fairly with Q - 1 other runnable tasks runs 1/Q of the time it is
-// runnable and waits the rest, so Q = 1 + wait / run. run is the thread's
-// CPU time (clock_gettime(CLOCK_THREAD_CPUTIME_ID)), wait its run-queue delay
-// (/proc/thread-self/schedstat). Why these and not a per-CPU count: Linux
-// has no cheap per-CPU run-queue length (/proc/schedstat needs
-// CONFIG_SCHEDSTATS and lists no length, /proc/stat's procs_running and
-// /proc/loadavg are machine-wide), and the thread's own share is what W needs
-// even when the thread migrates, shares a core with its own team, or the
-// other task has a different nice value.
+// Measured from the machine's side, per CPU: Q = 1 + the runnable tasks of
+// other processes on the CPU the thread runs on now
+// (count_other_runnable_tasks in platform.hpp). This process's own threads
+// never count, so a thread's waits at a barrier or for a chunk, and its team
+// mates' spinning, are not load. The first reading is taken when the library
+// loads, so Q is right at a thread's first chunk of the program's first loop.
 //
-// Cost: the claim path reads a cached value. At most every
-// SELFSCHED_RUNQUEUE_MS (5 ms) a thread that notices its value is older
-// refreshes it: one clock_gettime, one open/read/close, about 5 us. run and
-// wait are averaged with exponentially fading weights over about 8
-// refreshes (40 ms), longer than a scheduler time slice, so Q is steady.
+// Cost: the claim path reads one cached value per CPU (sched_getcpu through
+// rseq, one relaxed load). At most every SELFSCHED_RUNQUEUE_MS (5 ms), and
+// never more often than keeps the readings under 2% of one thread's time,
+// the first thread to notice an old reading takes a new one (a walk over
+// /proc: about 10 us per task of the machine, 1.5 ms with the 110 tasks of
+// a 2-vCPU development VM, so there every 75 ms); the others go on with the
+// old values meanwhile. Readings are averaged with fading weights over about
+// the last four, so a task that runs in bursts counts with its share.
+//
+// What Q does not model: a task's nice value and scheduler groups
+// (autogroup, cgroups) change the share it takes; Q counts tasks, as seed
+// 000's monitor does. Tasks outside this PID namespace (another container,
+// or the hypervisor's steal time) are not seen.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +30,7 @@
 namespace selfsched::omp {
 
 // Q_k of the calling thread (>= 1) at time `now` (now_ns()); 1 when
-// SELFSCHED_RUNQUEUE=false or the kernel gives no schedstat.
+// SELFSCHED_RUNQUEUE=false or /proc cannot be read.
 double run_queue_length(std::int64_t now);
 
 }  // namespace selfsched::omp

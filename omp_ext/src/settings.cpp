@@ -96,9 +96,11 @@ const setting_row<settings> table[] = {
      "bind thread k of the outermost team to core k (mod cores) unless OMP_PROC_BIND/OMP_PLACES bind",
      [](std::string_view v, settings& s) { return parse_bool(v, s.bind); }},
     {"SELFSCHED_RUNQUEUE", "true",
-     "measure each thread's run queue Q_k (W, wf, dtss, dfss, dgss use VP_k / Q_k); false: Q_k = 1",
+     "measure each thread's run queue Q_k: 1 + runnable tasks of other processes on its CPU, from /proc "
+     "(W, wf, dtss, dfss, dgss use VP_k / Q_k); false: Q_k = 1",
      [](std::string_view v, settings& s) { return parse_bool(v, s.run_queue); }},
-    {"SELFSCHED_RUNQUEUE_MS", "5", "refresh Q_k at most this often (ms); it averages over about 8 refreshes",
+    {"SELFSCHED_RUNQUEUE_MS", "5",
+     "read the run queues at most this often (ms; less often when a reading would cost over 2% of a thread)",
      [](std::string_view v, settings& s) { return parse_real(v, s.run_queue_ms, 0.0, false); }},
     {"SELFSCHED_MAX_CHUNK", "0 (none)", "upper threshold on every chunk",
      [](std::string_view v, settings& s) { return parse_count(v, s.max_chunk); }},
