@@ -235,9 +235,12 @@ def command_text(config, scenario, schedule, app, build, shown_build="build"):
     env = dict(scenario["env"], OMP_NUM_THREADS=str(config["threads"]), OMP_SCHEDULE=omp_schedule(schedule, app))
     if schedule["by"] == "selfsched":
         env["LD_PRELOAD"] = f"{shown_build}/lib/libselfsched.so"
-    words = [f"{k}={v.replace(SOURCE + '/', '')}" for k, v in env.items()]
-    words += [f"{shown_build}/bin/{app['program']}"] + app["args"]
-    return " ".join(w if re.fullmatch(r"[\w./,=:+-]+", w) else f"'{w}'" for w in words)
+    def quoted(word):
+        return word if re.fullmatch(r"[\w./,=:+-]+", word) else f"'{word}'"
+    # Only a value is quoted: a quoted NAME=value would be a command, not an assignment.
+    words = [f"{k}={quoted(v.replace(SOURCE + '/', ''))}" for k, v in env.items()]
+    words += [quoted(w) for w in [f"{shown_build}/bin/{app['program']}"] + app["args"]]
+    return " ".join(words)
 
 
 def parse_line(stdout):
