@@ -4,8 +4,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/syscall.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,8 +107,8 @@ inline void count_if_runnable(const char* stat, int* counts, int cpus) {
 // per-CPU run-queue length elsewhere: /proc/schedstat needs CONFIG_SCHEDSTATS,
 // /proc/stat's procs_running and /proc/loadavg are machine-wide. Cost: one
 // open/read/close per process (per thread for multithreaded ones), about
-// 10 us each on a 2-vCPU VM. Processes outside this PID namespace are not seen. Returns
-// false when /proc cannot be read.
+// 10 us each on a 2-vCPU VM. Processes outside this PID namespace are not
+// seen. Returns false when /proc cannot be read.
 inline bool count_other_runnable_tasks(int* counts, int cpus) {
   const int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (proc < 0) return false;

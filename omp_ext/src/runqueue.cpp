@@ -1,5 +1,6 @@
 #include "runqueue.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -66,6 +67,9 @@ __attribute__((constructor)) void read_run_queues_at_load() {
   q.reading.store(true, std::memory_order_relaxed);
   take_reading(q, now_ns());
   q.reading.store(false, std::memory_order_release);
+  // A child forked while another thread was reading would otherwise never
+  // read again.
+  pthread_atfork(nullptr, nullptr, [] { machine_queues.reading.store(false, std::memory_order_relaxed); });
 }
 
 [[gnu::noinline]] void refresh(run_queues& q, std::int64_t now) {
