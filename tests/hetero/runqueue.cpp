@@ -6,7 +6,10 @@
 // shared CPU as about 2 ([1.6, 2.4]) and the idle one as 1 ([0.9, 1.2]).
 //
 // The machine is shared and noisy (other users' tasks queue on either CPU
-// now and then): up to eight attempts, a second apart. Exit 77 (skipped)
+// now and then, and count in Q as they should): each of up to eight
+// attempts first waits for a moment when nothing else is runnable on the
+// machine (at most a minute in all), and the first attempt that reads both
+// ranges passes. Exit 77 (skipped)
 // only when the machine cannot pin: fewer than two CPUs, or a process that
 // cannot be pinned. Threads that end up bound otherwise than asked fail.
 #include <sched.h>
@@ -29,6 +32,7 @@ namespace {
 
 constexpr int skipped = 77;
 constexpr int attempts = 8;
+constexpr int quiet_wait_budget_ms = 60'000;
 
 // The measured program: the binding check (a parallel region, no loop), then
 // the program's first loop, about 2 ms of work per thread in chunks of one
@@ -61,11 +65,20 @@ int first_loop(const char* profile, int cpu0, int cpu1) {
 
 // The runnable tasks of the whole machine now (/proc/loadavg's fourth field,
 // this test's and its competitor's included): why an attempt read high.
-std::string machine_runnable() {
+int machine_runnable() {
   std::ifstream in("/proc/loadavg");
   std::string one, five, fifteen, running;
   in >> one >> five >> fifteen >> running;
-  return running.substr(0, running.find('/'));
+  return std::atoi(running.c_str());
+}
+
+// Waits until this process is the only runnable task of the machine, twice
+// in a row 0.1 s apart, or until `budget_ms` is spent (then it goes on).
+void wait_for_quiet(int& budget_ms) {
+  for (int quiet = 0; quiet < 2 && budget_ms > 0; budget_ms -= 100) {
+    quiet = machine_runnable() <= 1 ? quiet + 1 : 0;
+    usleep(100'000);
+  }
 }
 
 // A child spinning on `cpu`; -1 when it cannot be pinned there.
@@ -129,15 +142,16 @@ int main(int argc, char** argv) {
   }
   const int idle = cpus[0], shared = cpus[1];
 
+  int budget_ms = quiet_wait_budget_ms;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    if (attempt > 1) sleep(1);  // let a burst of other users' work pass
+    wait_for_quiet(budget_ms);
     const pid_t competitor = start_competitor(shared);
     if (competitor < 0) {
       std::printf("skipped: cannot pin a process to cpu %d\n", shared);
       return skipped;
     }
     const int status = run_first_loop("/proc/self/exe", argv[1], idle, shared);
-    const std::string runnable = machine_runnable();
+    const int runnable = machine_runnable();
     stop(competitor);
     if (status != 0) {
       std::printf("FAIL: the first-loop run exited with status %d\n", status);
@@ -149,8 +163,8 @@ int main(int argc, char** argv) {
     double q[2] = {0, 0};
     for (const auto& t : loop.at("threads")) q[t.at("thread").get<int>()] = t.at("mean_queue");
     std::printf("attempt %d: first loop, mean Q of thread 0 on idle cpu %d: %.2f, of thread 1 on cpu %d shared "
-                "with a busy process: %.2f (runnable tasks on the machine just after: %s, 2 of them the "
-                "competitor and this test)\n", attempt, idle, q[0], shared, q[1], runnable.c_str());
+                "with a busy process: %.2f (runnable tasks on the machine just after: %d, 2 of them the "
+                "competitor and this test)\n", attempt, idle, q[0], shared, q[1], runnable);
     if (q[1] >= 1.6 && q[1] <= 2.4 && q[0] >= 0.9 && q[0] <= 1.2) {
       std::printf("ok: Q reads the shared cpu as about 2 and the idle one as 1 from the first loop on\n");
       return 0;
