@@ -8,6 +8,7 @@
 
 #include "platform.hpp"
 #include "settings.hpp"
+#include "spin.hpp"
 
 namespace selfsched::omp {
 namespace {
@@ -26,6 +27,7 @@ struct run_queues {
   std::atomic<std::int64_t> next_reading_ns{0};
   std::atomic<bool> reading{false};
   bool have_reading = false;  // written only by the reader holding `reading`
+  std::atomic<bool> first_done{false};  // the first reading is in (or reading is off)
   std::int64_t interval_ns = 0;
 };
 constinit run_queues machine_queues;
@@ -38,6 +40,7 @@ void take_reading(run_queues& q, std::int64_t now) {
     warn("the run-queue monitor cannot read /proc; Q_k = 1 on every thread");
     for (auto& others : q.others) others.store(0, std::memory_order_relaxed);
     q.next_reading_ns.store(INT64_MAX, std::memory_order_relaxed);
+    q.first_done.store(true, std::memory_order_release);
     return;
   }
   const std::int64_t done = now_ns();
@@ -50,23 +53,24 @@ void take_reading(run_queues& q, std::int64_t now) {
     q.others[cpu].store(old + weight * (counts[cpu] - old), std::memory_order_relaxed);
   }
   q.have_reading = true;
+  q.first_done.store(true, std::memory_order_release);
   const auto cost = static_cast<std::int64_t>(static_cast<double>(done - now) / largest_reading_share);
   q.next_reading_ns.store(done + std::max(q.interval_ns, cost), std::memory_order_release);
 }
 
-// The first reading, when the library loads: before the program's first
-// loop, and before any thread of this process could be mistaken for load.
-__attribute__((constructor)) void read_run_queues_at_load() {
+// Set up when the library loads; the first reading is taken by the first
+// claim that needs Q (its team mates wait for it), not here: a library
+// preloaded into every process of a job (shells, launchers) must not walk
+// /proc in each of them.
+__attribute__((constructor)) void set_up_run_queues() {
   run_queues& q = machine_queues;
   const settings& s = current_settings();
   q.interval_ns = static_cast<std::int64_t>(s.run_queue_ms * 1e6);
   if (!s.run_queue) {  // SELFSCHED_RUNQUEUE=false: never read, Q = 1
     q.next_reading_ns.store(INT64_MAX, std::memory_order_relaxed);
+    q.first_done.store(true, std::memory_order_relaxed);
     return;
   }
-  q.reading.store(true, std::memory_order_relaxed);
-  take_reading(q, now_ns());
-  q.reading.store(false, std::memory_order_release);
   // A child forked while another thread was reading would otherwise never
   // read again.
   pthread_atfork(nullptr, nullptr, [] { machine_queues.reading.store(false, std::memory_order_relaxed); });
@@ -75,7 +79,11 @@ __attribute__((constructor)) void read_run_queues_at_load() {
 [[gnu::noinline]] void refresh(run_queues& q, std::int64_t now) {
   // Another thread is at it: go on with the old values (a plain load first,
   // so that waiting threads do not bounce the flag's cache line).
-  if (q.reading.load(std::memory_order_relaxed) || q.reading.exchange(true, std::memory_order_acquire)) return;
+  if (q.reading.load(std::memory_order_relaxed) || q.reading.exchange(true, std::memory_order_acquire)) {
+    // Before the first reading there are no old values: wait for it.
+    spin_until([&] { return q.first_done.load(std::memory_order_acquire); });
+    return;
+  }
   if (now >= q.next_reading_ns.load(std::memory_order_relaxed)) take_reading(q, now);
   q.reading.store(false, std::memory_order_release);
 }

@@ -7,8 +7,10 @@
 // other processes on the CPU the thread runs on now
 // (count_other_runnable_tasks in platform.hpp). This process's own threads
 // never count, so a thread's waits at a barrier or for a chunk, and its team
-// mates' spinning, are not load. The first reading is taken when the library
-// loads, so Q is right at a thread's first chunk of the program's first loop.
+// mates' spinning, are not load. The first reading is taken by the first claim
+// that needs Q (its team mates wait for it), so Q is right at a thread's first
+// chunk of the program's first loop, and a process that never needs Q never
+// walks /proc.
 //
 // Cost: the claim path reads one cached value per CPU (sched_getcpu through
 // rseq, one relaxed load). At most every SELFSCHED_RUNQUEUE_MS (5 ms), and

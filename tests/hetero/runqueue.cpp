@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   const int idle = cpus[0], shared = cpus[1];
 
   int budget_ms = quiet_wait_budget_ms;
+  int quiet_attempts = 0;  // attempts after which only this test and its competitor were runnable
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     wait_for_quiet(budget_ms);
     const pid_t competitor = start_competitor(shared);
@@ -165,10 +166,17 @@ int main(int argc, char** argv) {
     std::printf("attempt %d: first loop, mean Q of thread 0 on idle cpu %d: %.2f, of thread 1 on cpu %d shared "
                 "with a busy process: %.2f (runnable tasks on the machine just after: %d, 2 of them the "
                 "competitor and this test)\n", attempt, idle, q[0], shared, q[1], runnable);
+    quiet_attempts += runnable <= 2;
     if (q[1] >= 1.6 && q[1] <= 2.4 && q[0] >= 0.9 && q[0] <= 1.2) {
       std::printf("ok: Q reads the shared cpu as about 2 and the idle one as 1 from the first loop on\n");
       return 0;
     }
+  }
+  if (quiet_attempts == 0) {
+    // Q counted other users' tasks correctly, but the ranges assume none.
+    std::printf("skipped: the machine never went quiet in %d attempts (other processes kept tasks runnable "
+                "on these cpus), so the expected Q values do not apply\n", attempts);
+    return skipped;
   }
   std::printf("FAIL: in %d attempts, the first loop never read Q in [1.6, 2.4] on the shared cpu and in "
               "[0.9, 1.2] on the idle one (other users' runnable tasks on these cpus count too: see above)\n",
