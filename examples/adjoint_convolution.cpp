@@ -22,7 +22,9 @@ int main(int argc, char** argv) {
              "iteration k computes a[k], cost falling as in seed 004, or a[n-1-k], cost rising");
   cli.option("seed", seed, 0, "seed of the random arrays");
   cli.flag("verify", verify, "recompute every element serially (default: a sample) and compare exactly");
+  example::time_steps steps(cli);
   cli.parse(argc, argv);
+  steps.check(cli);
   if (n > 100'000'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 100000000");
 
   const adjoint_convolution conv = adjoint_convolution::random(n, seed);
@@ -31,13 +33,14 @@ int main(int argc, char** argv) {
 
   std::vector<double> a(n);
   example::loop_monitor monitor("adjoint_convolution", n);
-  const double start = example::now_seconds();
+  const double seconds = steps.run(monitor, [&] { std::fill(a.begin(), a.end(), 0.0); }, [&] {
 #pragma omp parallel for schedule(runtime)
-  for (std::int64_t k = 0; k < n; ++k)
-    monitor.run(k, [&] { a[element_of(k)] = conv.element(element_of(k)); });
-  const double seconds = example::now_seconds() - start;
+    for (std::int64_t k = 0; k < n; ++k)
+      monitor.run(k, [&] { a[element_of(k)] = conv.element(element_of(k)); });
+  });
 
   example::report r("adjoint_convolution");
+  steps.add_to(r);
   example::check_result(conv, a, verify, r);
 
   example::checksum sum;

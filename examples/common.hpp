@@ -323,6 +323,56 @@ inline std::vector<std::int64_t> lines_to_check(std::int64_t n, bool all, std::i
   return lines;
 }
 
+// ------------------------------------------------------------- time steps
+// --steps N: the scheduled loop run N times in one process, as a
+// time-stepping code runs the same loop every step (frames, solver sweeps).
+// Techniques that learn across instances of a loop site (auto, awf) only
+// show what they learn here. Each step is checked to run every iteration
+// exactly once; time_s and busy_s add up over the steps, step_s lists them.
+class time_steps {
+ public:
+  explicit time_steps(command_line& cli) {
+    cli.option("steps", steps_, 1, "instances of the loop in this process (a time-stepping code), at most 100000");
+  }
+  std::int64_t count() const { return steps_; }
+  // After cli.parse().
+  void check(const command_line& cli) const {
+    if (steps_ > 100'000) cli.fail("--steps '" + std::to_string(steps_) + "' is larger than 100000");
+  }
+  // `prepare` (untimed) restores the loop's input before each step after the
+  // first; `loop` runs one instance. Returns the loop time over all steps.
+  template <typename Prepare, typename Loop> double run(loop_monitor& monitor, Prepare&& prepare, Loop&& loop) {
+    double total = 0;
+    for (std::int64_t step = 0; step < steps_; ++step) {
+      if (step > 0) {
+        if (std::string coverage = monitor.coverage_problem(); !coverage.empty())
+          problems_.push_back("step " + std::to_string(step - 1) + ": " + coverage);
+        std::fill(monitor.runs().begin(), monitor.runs().end(), 0);
+        prepare();
+      }
+      const double start = now_seconds();
+      loop();
+      const double seconds = now_seconds() - start;
+      total += seconds;
+      step_times_ += (step_times_.empty() ? "" : ",") + loop_monitor::fixed(seconds);
+    }
+    return total;
+  }
+  // time_steps= and step_s= (with more than one step) and the earlier steps'
+  // coverage problems; the last step's is checked by report::finish.
+  template <typename Report> void add_to(Report& r) const {
+    for (const std::string& p : problems_) r.expect(false, p);
+    if (steps_ == 1) return;
+    r.add("time_steps", steps_);
+    r.add("step_s", step_times_);
+  }
+
+ private:
+  std::int64_t steps_ = 1;
+  std::string step_times_;
+  std::vector<std::string> problems_;
+};
+
 // ------------------------------------------------------------------- result
 // One line of key=value fields, e.g.
 //   app=matmul n=300 threads=2 schedule=dynamic,1 slowdown=none time_s=0.01 busy_s=...,... checksum=0x... ok=1

@@ -53,7 +53,9 @@ int main(int argc, char** argv) {
   cli.flag("columns", m.by_columns, "one column per iteration (seed 004) instead of one row (seed 000)");
   cli.option("png", png_path, "FILE", "write the image as PNG");
   cli.flag("verify", verify, "recompute every line serially (default: a sample) and compare exactly");
+  example::time_steps steps(cli);
   cli.parse(argc, argv);
+  steps.check(cli);
   if (m.max_iter > UINT32_MAX) cli.fail("--max-iter '" + std::to_string(m.max_iter) + "' is larger than 4294967295");
   if (m.width > 1'000'000 || m.height > 1'000'000 || m.width * m.height > 4'000'000'000)
     cli.fail("--width x --height '" + std::to_string(m.width) + " x " + std::to_string(m.height) +
@@ -65,13 +67,14 @@ int main(int argc, char** argv) {
   const std::int64_t lines = m.lines();
   example::loop_monitor monitor("mandelbrot", lines);
 
-  const double start = example::now_seconds();
+  const double seconds = steps.run(monitor, [&] { std::fill(image.begin(), image.end(), 0); }, [&] {
 #pragma omp parallel for schedule(runtime)
-  for (std::int64_t line = 0; line < lines; ++line)
-    monitor.run(line, [&] { m.compute_line(line, m.line_start(image, line), m.line_stride()); });
-  const double seconds = example::now_seconds() - start;
+    for (std::int64_t line = 0; line < lines; ++line)
+      monitor.run(line, [&] { m.compute_line(line, m.line_start(image, line), m.line_stride()); });
+  });
 
   example::report r("mandelbrot");
+  steps.add_to(r);
   example::check_lines(m, image, verify, r);
   if (!png_path.empty()) write_png(m, image, png_path, r);
   return example::finish_report(r, m, image, monitor, seconds);

@@ -18,19 +18,22 @@ int main(int argc, char** argv) {
   cli.option("n", n, 1, "matrix order; seed 004: 15000, seeds 002/003: up to 2048");
   cli.option("seed", seed, 0, "seed of the random matrices");
   cli.flag("verify", verify, "recompute every row serially (default: a sample) and compare exactly");
+  example::time_steps steps(cli);
   cli.parse(argc, argv);
+  steps.check(cli);
   // Entries in [-8, 8]: |(C x)_i| <= 512 n^2 stays exact in a double up to n = 2^22.
   if (n > 50'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 50000");
 
   example::matrices m = example::matrices::random(n, seed);
 
   example::loop_monitor monitor("matmul", n);
-  const double start = example::now_seconds();
+  const double seconds = steps.run(monitor, [&] { std::fill(m.c.begin(), m.c.end(), 0); }, [&] {
 #pragma omp parallel for schedule(runtime)
-  for (std::int64_t i = 0; i < n; ++i) monitor.run(i, [&] { m.product_row(i, m.row(m.c, i)); });
-  const double seconds = example::now_seconds() - start;
+    for (std::int64_t i = 0; i < n; ++i) monitor.run(i, [&] { m.product_row(i, m.row(m.c, i)); });
+  });
 
   example::report r("matmul");
+  steps.add_to(r);
   example::check_product(m, seed, verify, r);
 
   example::checksum sum;

@@ -47,7 +47,9 @@ int main(int argc, char** argv) {
   cli.option("work", w.work, 1, "mean units of work per iteration; a unit is 64 dependent integer steps");
   cli.option("seed", w.seed, 0, "seed of the random profile");
   cli.flag("verify", verify, "recompute every iteration serially (default: a sample) and compare exactly");
+  example::time_steps steps(cli);
   cli.parse(argc, argv);
+  steps.check(cli);
   if (w.n > 1'000'000'000) cli.fail("--n '" + std::to_string(w.n) + "' is larger than 1000000000");
   if (w.work > 1'000'000'000) cli.fail("--work '" + std::to_string(w.work) + "' is larger than 1000000000");
 
@@ -56,12 +58,13 @@ int main(int argc, char** argv) {
 
   std::vector<std::uint64_t> result(w.n);
   example::loop_monitor monitor("synthetic", w.n);
-  const double start = example::now_seconds();
+  const double seconds = steps.run(monitor, [&] { std::fill(result.begin(), result.end(), 0); }, [&] {
 #pragma omp parallel for schedule(runtime)
-  for (std::int64_t i = 0; i < w.n; ++i) monitor.run(i, [&] { result[i] = w.run(i); });
-  const double seconds = example::now_seconds() - start;
+    for (std::int64_t i = 0; i < w.n; ++i) monitor.run(i, [&] { result[i] = w.run(i); });
+  });
 
   example::report r("synthetic");
+  steps.add_to(r);
   for (const std::int64_t i : example::lines_to_check(w.n, verify))
     r.expect(result[i] == w.run(i), "iteration " + std::to_string(i) + " differs from the serial computation");
 
