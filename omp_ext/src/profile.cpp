@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "files.hpp"
 #include "powers.hpp"
 #include "settings.hpp"
 
@@ -97,7 +98,8 @@ balance measure(const loop_instance_profile& r) {
 void write_at_exit() {
   const std::string path = profile_path_for_process(
       current_settings().profile_path, [](const char* name) -> const char* { return std::getenv(name); }, getpid());
-  if (!write_profile(path.c_str())) warn("could not write the profile to SELFSCHED_PROFILE='%s'", path.c_str());
+  std::string why = "an internal error";
+  if (!write_profile(path.c_str(), &why)) warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());
 }
 
 }  // namespace
@@ -218,7 +220,7 @@ void profile_end(loop_instance_profile* record) {
   if (site.kept.size() < kept_instances_per_site) site.kept.push_back(std::move(owned));
 }
 
-bool write_profile(const char* path) {
+bool write_profile(const char* path, std::string* why) {
   using nlohmann::json;
   json sites = json::array();
   {
@@ -273,20 +275,12 @@ bool write_profile(const char* path) {
     if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
       std::ofstream out(path);
       out << text;
-      return static_cast<bool>(out.flush());
+      if (out.flush()) return true;
+      if (why != nullptr) *why = std::string("cannot write ") + path + " (not a regular file)";
+      return false;
     }
-    const std::string aside = std::string(path) + ".tmp" + std::to_string(getpid());
-    {
-      std::ofstream out(aside);
-      out << text;
-      if (!out.flush()) {
-        std::filesystem::remove(aside, error);
-        return false;
-      }
-    }
-    std::filesystem::rename(aside, path, error);
-    if (error) std::filesystem::remove(aside, error);
-    return !error;
+    std::string ignored;
+    return write_file_atomically(path, text, 0644, why != nullptr ? *why : ignored);
   } catch (const std::exception&) {
     return false;
   }

@@ -75,7 +75,8 @@ void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_
 void profile_end(loop_instance_profile* record);
 
 // Writes the JSON profile (also done at exit when SELFSCHED_PROFILE is set).
-bool write_profile(const char* path);
+// false, and why (the file and the system's error), when it cannot.
+bool write_profile(const char* path, std::string* why = nullptr);
 
 // The file SELFSCHED_PROFILE names for this process: %p the process id, %r
 // the MPI rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID; 0

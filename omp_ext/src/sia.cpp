@@ -1,5 +1,7 @@
 #include "sia.hpp"
 
+#include "files.hpp"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -13,24 +15,14 @@ namespace selfsched::omp {
 
 using nlohmann::json;
 
-std::string sia_path(const std::string& setting) {
-  if (setting == "off") return {};
-  const char* home = std::getenv("HOME");
-  if (!setting.empty()) {
-    if (setting.rfind("~/", 0) == 0 && home != nullptr) return home + setting.substr(1);
-    return setting;
-  }
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache == '/')
-    return std::string(cache) + "/selfsched/sia.json";
-  if (home != nullptr && *home != '\0') return std::string(home) + "/.cache/selfsched/sia.json";
-  return {};
-}
+std::string sia_path(const std::string& setting) { return cache_file_path(setting, "sia.json"); }
 
 std::optional<system_information> read_sia(const std::string& path, const std::string& signature, std::string& why) {
-  std::ifstream in(path);
-  if (!in) return why = "no file " + path, std::nullopt;
-  const json file = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (file.is_discarded() || !file.is_object() || !file.contains("machines") || !file["machines"].is_object())
+  if (access(path.c_str(), F_OK) != 0) return why = "no file " + path, std::nullopt;
+  const std::optional<json> read = read_json_file(path, why);
+  if (!read) return std::nullopt;
+  const json& file = *read;
+  if (!file.is_object() || !file.contains("machines") || !file["machines"].is_object())
     return why = path + " is not a selfsched system information file", std::nullopt;
   const json& machines = file["machines"];
   const auto entry = machines.find(signature);
@@ -65,11 +57,10 @@ std::optional<system_information> read_sia(const std::string& path, const std::s
 
 bool write_sia(const std::string& path, const system_information& info, std::string& error) {
   json file = {{"selfsched_sia", 1}, {"machines", json::object()}};
-  if (std::ifstream in(path); in) {
-    json old = json::parse(in, nullptr, false);
-    if (!old.is_discarded() && old.is_object() && old.contains("machines") && old["machines"].is_object())
-      file["machines"] = std::move(old["machines"]);
-  }
+  std::string unreadable;
+  if (std::optional<json> old = read_json_file(path, unreadable);
+      old && old->is_object() && old->contains("machines") && (*old)["machines"].is_object())
+    file["machines"] = std::move((*old)["machines"]);
   json cores = json::array();
   for (const core_measurement& c : info.cores)
     cores.push_back({{"core", c.core}, {"pus", c.pus}, {"kind", c.kind}, {"seconds", c.seconds}, {"vp", c.vp}});
@@ -78,19 +69,7 @@ bool write_sia(const std::string& path, const system_information& info, std::str
                                     {"heterogeneity_ratio", info.heterogeneity_ratio},
                                     {"cores", std::move(cores)}};
 
-  const std::filesystem::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) return error = "cannot create " + target.parent_path().string() + ": " + ec.message(), false;
-  const std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary);
-    out << file.dump(2) << '\n';
-    if (!out) return error = "cannot write " + temporary, false;
-  }
-  std::filesystem::rename(temporary, target, ec);
-  if (ec) return error = "cannot replace " + path + ": " + ec.message(), false;
-  return true;
+  return write_file_atomically(path, file.dump(2) + "\n", 0644, error);
 }
 
 }  // namespace selfsched::omp
