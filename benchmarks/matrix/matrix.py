@@ -72,7 +72,8 @@ SOURCE = os.path.dirname(os.path.dirname(HERE))
 # and on a 2-vCPU AMD EPYC VM it sees one core of two hardware threads and
 # binds both threads to {0,1}. SELFSCHED_SIA=off: a calibration file on the
 # machine changes no VP.
-BOUND = {"OMP_PROC_BIND": "true", "SELFSCHED_SIA": "off"}
+# SELFSCHED_AUTO_CACHE=off: auto learns afresh in every run, no warm-up from earlier runs.
+BOUND = {"OMP_PROC_BIND": "true", "SELFSCHED_SIA": "off", "SELFSCHED_AUTO_CACHE": "off"}
 SCENARIOS = {
     "dedicated": {
         "description": "threads bound to the first two usable CPUs, nothing else started (other users of the machine still run)",

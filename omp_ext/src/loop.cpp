@@ -17,6 +17,14 @@ constexpr std::uint64_t free_for(std::uint64_t instance) { return 3 * instance; 
 constexpr std::uint64_t setting_up(std::uint64_t instance) { return 3 * instance + 1; }
 constexpr std::uint64_t ready(std::uint64_t instance) { return 3 * instance + 2; }
 
+// auto without mechanisms, where every thread can time its own claims; a
+// decorated auto (w-auto, auto-80, s-auto) and outer-chunk loops run the
+// sequential technique under the mechanisms, as any adaptive technique.
+bool serves_self_tuning(const schedule_spec& spec) {
+  return spec.base->self_tuning && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
+         !spec.alpha_auto;
+}
+
 loop_params params_for(const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk,
                        const team_placement& placement) {
   const settings& s = current_settings();
@@ -30,8 +38,10 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.sigma = s.sigma;
   lp.overhead = s.overhead;
   lp.seed = s.seed;
-  // Fixed techniques ignore powers; the profile reports them.
-  if (!is_fixed(technique.spec) || profiling()) lp.powers = thread_powers(placement, team_size);
+  // Fixed techniques and auto (which measures) ignore powers; the profile
+  // reports them. Finding them may load the topology: milliseconds.
+  if ((!is_fixed(technique.spec) && !serves_self_tuning(technique.spec)) || profiling())
+    lp.powers = thread_powers(placement, team_size);
   return lp;
 }
 
@@ -44,14 +54,6 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   const auto [where, function] = describe_site(site);
   warn("loop at %s%s%s (n=%lld, %d threads) served by %s", where.c_str(), function.empty() ? "" : " in ",
        function.c_str(), static_cast<long long>(n), team_size, technique.text.c_str());
-}
-
-// auto without mechanisms, where every thread can time its own claims; a
-// decorated auto (w-auto, auto-80, s-auto) and outer-chunk loops run the
-// sequential technique under the mechanisms, as any adaptive technique.
-bool serves_self_tuning(const schedule_spec& spec) {
-  return spec.base->self_tuning && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
-         !spec.alpha_auto;
 }
 
 void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, iter_t n, int team_size,
@@ -77,7 +79,7 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
     slot.plan.reset();
     slot.params = lp;
     slot.adaptive = false;
-    slot.tuning_site = &site_of(site);
+    slot.tuning_site = &tuning_site_of(site);
     {
       std::lock_guard guard(slot.tuning_site->tuning_lock);
       slot.learned_rate = slot.tuning_site->team_rate;
@@ -212,7 +214,7 @@ chunk claim_tuned_chunk(membership& m) {
     const iter_t size = clamp_chunk(wanted, remaining, slot.params);
     if (slot.next_step.compare_exchange_weak(claimed, claimed + size, std::memory_order_relaxed)) {
       c = {claimed, size};
-      cursor.estimate.last_size = wanted;
+      cursor.estimate.record_size(wanted);
       break;
     }
   }

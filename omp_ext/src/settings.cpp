@@ -69,6 +69,9 @@ const setting_row<settings> table[] = {
        if (v == "libomp") return s.libomp_auto = true, std::string();
        return std::string("valid: selfsched, libomp");
      }},
+    {"SELFSCHED_AUTO_CACHE", "~/.cache/selfsched/auto.json",
+     "where auto keeps what it learned per loop site for the next run (mode 0600); off: learn afresh every run",
+     [](std::string_view v, settings& s) { return s.auto_cache = v, std::string(); }},
     {"SELFSCHED_DISPLAY_ENV", "false", "print these settings once at start-up, like OMP_DISPLAY_ENV",
      [](std::string_view v, settings& s) { return parse_bool(v, s.display_env); }},
     {"SELFSCHED_VERBOSE", "false", "say which loops selfsched serves and why others are forwarded",

@@ -15,6 +15,7 @@ struct settings {
   std::string schedule;            // SELFSCHED_SCHEDULE (else OMP_SCHEDULE when it names ours)
   bool override_dynamic = false;   // SELFSCHED_OVERRIDE=dynamic
   bool override_guided = false;    // SELFSCHED_OVERRIDE=guided
+  std::string auto_cache;          // SELFSCHED_AUTO_CACHE: "" = default path, "off" = none
   bool libomp_auto = false;        // SELFSCHED_AUTO=libomp: schedule(auto), OMP_SCHEDULE=auto stay libomp's
   bool display_env = false;        // SELFSCHED_DISPLAY_ENV
   bool verbose = false;            // SELFSCHED_VERBOSE

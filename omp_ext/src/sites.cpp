@@ -1,5 +1,9 @@
 #include "sites.hpp"
 
+#include "auto_cache.hpp"
+#include "profile.hpp"
+#include "settings.hpp"
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +25,20 @@ adaptive_history* borrow_history(site_state& site) {
 }
 
 void return_history(site_state& site) { site.history_in_use.store(false, std::memory_order_release); }
+
+site_state& tuning_site_of(loop_site site) {
+  site_state& state = site_of(site);
+  static std::mutex lock;  // sites set up for auto the first time: rare
+  std::lock_guard guard(lock);
+  if (!state.tuning_ready) {
+    state.tuning_ready = true;
+    if (seed_from_auto_cache(state, site) && current_settings().verbose)
+      warn("loop at %s: auto starts from the cache (learned in %d earlier runs)", describe_site(site).first.c_str(),
+           state.cached_runs);
+    remember_for_auto_cache(state, site);
+  }
+  return state;
+}
 
 auto_estimate tuned_start(site_state& site, int thread) {
   std::lock_guard guard(site.tuning_lock);

@@ -26,7 +26,13 @@ struct site_state {
   spin_lock tuning_lock;
   std::vector<auto_estimate> tuned;
   double team_rate = 0;
+  int cached_runs = 0;         // earlier runs the auto cache learned from (auto_cache.hpp)
+  bool tuning_ready = false;   // seeded from the cache, and remembered for it (tuning_site_of)
 };
+
+// The site's state for an auto loop: the first time, seeded from the auto
+// cache and remembered for it (once per site, never per chunk).
+site_state& tuning_site_of(loop_site site);
 
 // auto: thread `thread`'s estimate to start an instance of `site` from.
 auto_estimate tuned_start(site_state& site, int thread);

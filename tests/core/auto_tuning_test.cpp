@@ -57,9 +57,12 @@ TEST(AutoTuning, BalanceBoundIsHalfTheWorkersShareOfWhatRemains) {
 }
 
 TEST(AutoTuning, TheNextInstanceRestartsBelowWhereItEnded) {
-  const auto_estimate e = measured(1e-6, 1e-6, 400);
+  auto_estimate e = measured(1e-6, 1e-6, 0);
+  e.record_size(400);
+  e.record_size(3);  // the tail of the loop
   const auto_estimate next = e.for_next_instance();
-  EXPECT_EQ(next.last_size, 100);
+  EXPECT_EQ(next.last_size, 100);  // two doublings below the largest chunk, not the tail
+  EXPECT_EQ(next.largest_size, 0);
   EXPECT_DOUBLE_EQ(next.seconds_per_iteration(), 1e-6);
 }
 

@@ -26,7 +26,8 @@ void auto_estimate::record_claim(double seconds) {
 
 auto_estimate auto_estimate::for_next_instance() const {
   auto_estimate next = *this;
-  next.last_size = last_size >> auto_tuning::restart_doublings;
+  next.last_size = std::max(largest_size, last_size) >> auto_tuning::restart_doublings;
+  next.largest_size = 0;
   return next;
 }
 
@@ -64,7 +65,7 @@ class auto_technique final : public technique {
     const double team_rate =
         mine > 0 ? rate_sum_ + static_cast<double>(workers_.size() - measured_) / mine : 0;
     const iter_t size = std::min(auto_tuning::next_size(me, r.remaining, team_rate, min_chunk_), r.remaining);
-    me.last_size = size;
+    me.record_size(size);
     return size;
   }
 

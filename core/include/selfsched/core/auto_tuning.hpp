@@ -40,6 +40,7 @@ struct auto_estimate {
   double iterations = 0;
   double claim_seconds = 0;  // faded mean cost of one claim; 0 = not measured
   iter_t last_size = 0;      // the previous chunk; 0 = none yet
+  iter_t largest_size = 0;   // the largest chunk of this instance (its tail shrinks to the minimum)
 
   static constexpr double fade = 0.5;        // weight of the past at each chunk
   static constexpr double claim_fade = 0.75;
@@ -51,8 +52,13 @@ struct auto_estimate {
   void record_chunk(iter_t size, double seconds);
   // One claim (asking, getting the chunk) took `seconds`.
   void record_claim(double seconds);
+  // The worker asked for a chunk of `size`.
+  void record_size(iter_t size) {
+    last_size = size;
+    if (size > largest_size) largest_size = size;
+  }
   // Carried into the next instance of the same loop site: the rates stay,
-  // the ramp restarts a few doublings below where it ended.
+  // the ramp restarts a few doublings below the largest chunk of this one.
   auto_estimate for_next_instance() const;
 };
 

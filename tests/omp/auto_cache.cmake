@@ -1,0 +1,95 @@
+# auto's cache across runs (omp_ext/src/auto_cache.hpp): the second run
+# starts each site from what the first learned; off writes nothing; a bad
+# cache file is named once and replaced, never a crash; the file is written
+# through a new temporary, so a symlink at its path is replaced, not followed.
+include(${CMAKE_CURRENT_LIST_DIR}/run_preloaded.cmake)
+set(dir ${WORK}/auto_cache)
+file(REMOVE_RECURSE ${dir})
+file(MAKE_DIRECTORY ${dir})
+set(cache ${dir}/auto.json)
+set(profile ${dir}/profile.json)
+
+# The first chunk of each thread at each site of the profile, as "site:t0,t1;..."
+function(first_chunks out_var)
+  file(READ ${profile} text)
+  string(JSON sites LENGTH "${text}" sites)
+  math(EXPR last_site "${sites} - 1")
+  set(result "")
+  foreach(s RANGE ${last_site})
+    string(JSON chunks LENGTH "${text}" sites ${s} loops 0 chunks)
+    math(EXPR last_chunk "${chunks} - 1")
+    set(first0 "")
+    set(first1 "")
+    foreach(c RANGE ${last_chunk})
+      string(JSON thread GET "${text}" sites ${s} loops 0 chunks ${c} thread)
+      if(first${thread} STREQUAL "")
+        string(JSON first${thread} GET "${text}" sites ${s} loops 0 chunks ${c} size)
+      endif()
+    endforeach()
+    string(APPEND result "${first0},${first1};")
+  endforeach()
+  set(${out_var} "${result}" PARENT_SCOPE)
+endfunction()
+
+set(common OMP_NUM_THREADS=2 OMP_SCHEDULE=auto SELFSCHED_PROFILE=${profile} SELFSCHED_PROFILE_CHUNKS=true)
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${cache} ${PROGRAM} 30000 1)
+first_chunks(first_run)
+if(NOT EXISTS ${cache} OR NOT first_run STREQUAL "1,1;1,1;1,1;" OR NOT err STREQUAL "")
+  message(FATAL_ERROR "first run: expected every thread to start at 1 and a cache file, got ${first_run}\n${err}")
+endif()
+file(READ ${cache} text)
+string(JSON binaries LENGTH "${text}" binaries)
+if(NOT binaries EQUAL 1)
+  message(FATAL_ERROR "the cache should hold one binary: ${text}")
+endif()
+
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${cache} SELFSCHED_VERBOSE=true ${PROGRAM} 30000 1)
+first_chunks(second_run)
+string(REGEX MATCHALL "auto starts from the cache \\(learned in 1 earlier runs\\)" seeded "${err}")
+list(LENGTH seeded seeded_sites)
+string(REGEX MATCHALL "[0-9]+" sizes "${second_run}")
+set(larger 0)
+foreach(size IN LISTS sizes)
+  if(size GREATER 1)
+    math(EXPR larger "${larger} + 1")
+  endif()
+endforeach()
+if(NOT seeded_sites EQUAL 3 OR larger LESS 3)
+  message(FATAL_ERROR "second run: expected 3 sites seeded from the cache and larger first chunks, got "
+    "${seeded_sites} and ${second_run}\n${err}")
+endif()
+
+# Another binary does not find the first one's sites.
+run_preloaded(out err OMP_NUM_THREADS=2 OMP_SCHEDULE=auto SELFSCHED_AUTO_CACHE=${cache} SELFSCHED_VERBOSE=true
+  ${OTHER_PROGRAM} 2000)
+if(err MATCHES "starts from the cache")
+  message(FATAL_ERROR "another binary must not start from this one's entries: ${err}")
+endif()
+
+# off: nothing written.
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=off HOME=${dir}/home XDG_CACHE_HOME= ${PROGRAM} 3000 1)
+if(EXISTS ${dir}/home)
+  message(FATAL_ERROR "SELFSCHED_AUTO_CACHE=off must write nothing")
+endif()
+
+# A corrupt file, a directory: named, the program runs, the file is replaced.
+file(WRITE ${dir}/corrupt.json "[[[[")
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/corrupt.json ${PROGRAM} 3000 1)
+file(READ ${dir}/corrupt.json text)
+if(NOT err MATCHES "SELFSCHED_AUTO_CACHE: ${dir}/corrupt.json is not valid JSON" OR NOT text MATCHES "selfsched_auto_cache")
+  message(FATAL_ERROR "a corrupt cache must be named and replaced: ${err}\n${text}")
+endif()
+file(MAKE_DIRECTORY ${dir}/a_directory)
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/a_directory ${PROGRAM} 3000 1)
+if(NOT err MATCHES "a_directory is not a regular file" OR NOT err MATCHES "was not kept: cannot replace")
+  message(FATAL_ERROR "a directory as cache must be named twice (read, write), no crash: ${err}")
+endif()
+
+# A symlink at the cache's path: replaced by the new file, its target untouched.
+file(WRITE ${dir}/victim "untouched")
+file(CREATE_LINK ${dir}/victim ${dir}/linked.json SYMBOLIC)
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/linked.json ${PROGRAM} 3000 1)
+file(READ ${dir}/victim victim)
+if(NOT victim STREQUAL "untouched" OR IS_SYMLINK ${dir}/linked.json)
+  message(FATAL_ERROR "the cache write followed a symlink: victim '${victim}'")
+endif()
