@@ -56,6 +56,7 @@ import platform
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -184,7 +185,10 @@ def load_config(path, build):
         selfsched = names + [s for s in extra if s not in names]
     schedules = [{"name": f"libomp {s}", "by": "libomp", "omp_schedule": s} for s in config["libomp"]]
     # With libselfsched preloaded, OMP_SCHEDULE=auto is selfsched's auto.
-    schedules += [{"name": s, "by": "selfsched", "omp_schedule": s} for s in selfsched]
+    # An object {"name", "omp_schedule", "warm_cache": true} runs with auto's cache on (one file per
+    # scenario and app), warmed by one unmeasured run first: the second run of a program.
+    schedules += [{"name": s, "by": "selfsched", "omp_schedule": s} if isinstance(s, str)
+                  else dict(s, by="selfsched") for s in selfsched]
     if not schedules:
         raise BadInput(f"{path}: no schedules ('libomp' and 'selfsched' are empty)")
     config["schedule_list"] = schedules
@@ -227,6 +231,8 @@ def run_environment(config, scenario, schedule, app, build, extra=None):
     env["OMP_SCHEDULE"] = omp_schedule(schedule, app)
     if schedule["by"] == "selfsched":
         env["LD_PRELOAD"] = os.path.join(build, "lib", "libselfsched.so")
+    if schedule.get("warm_cache"):
+        env["SELFSCHED_AUTO_CACHE"] = os.path.join(config["cache_dir"], safe(f"{scenario['name']}-{app['name']}") + ".json")
     env.update(extra or {})
     return env
 
@@ -278,6 +284,14 @@ def run_once(config, scenario, schedule, app, build, extra_env=None, extra_args=
     return record
 
 
+def die_with_parent():
+    """In the child before exec: SIGKILL when this script dies, however it dies (a killed matrix run
+    must not leave a busy process spinning on a CPU and loading every later measurement)."""
+    import ctypes
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
 class Competitor:
     """A busy process pinned to one CPU, for the non-dedicated scenario."""
 
@@ -286,8 +300,8 @@ class Competitor:
         self.process = None
 
     def __enter__(self):
-        self.process = subprocess.Popen(["taskset", "-c", str(self.cpu)] + COMPETITOR,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(["taskset", "-c", str(self.cpu)] + COMPETITOR, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
         Load.live.add(self.process.pid)
         time.sleep(0.3)  # let it settle on its core, and the run-queue monitor see it
         if self.process.poll() is not None:
@@ -824,6 +838,8 @@ def measure(config, build, out, show_progress, quiet_wait=0):
                         round_meter = Load()
                         shift = rep % len(schedules)
                         for schedule in schedules[shift:] + schedules[:shift]:
+                            if rep == 0 and schedule.get("warm_cache"):  # the first run fills the cache
+                                run_once(config, scenario, schedule, app, build)
                             progress.step(f"{scenario['name']} {app['name']} {schedule_label(schedule, app)}")
                             record = run_once(config, scenario, schedule, app, build)
                             record["rep"] = rep
@@ -873,6 +889,9 @@ def main(argv):
             app["gantt"] = False
     out = os.path.abspath(args.out or os.path.join(build, "matrix", config["name"]))
     os.makedirs(out, exist_ok=True)
+    config["cache_dir"] = os.path.join(out, "auto-cache")
+    shutil.rmtree(config["cache_dir"], ignore_errors=True)
+    os.makedirs(config["cache_dir"])
 
     if args.from_json:
         try:
