@@ -32,18 +32,26 @@ TEST(AutoTuning, FirstChunkIsTheMinimum) {
 }
 
 TEST(AutoTuning, GrowthDoublesAtMost) {
-  // 1 us per iteration, claims of 1 us: the overhead bound is 1e-6 / (0.01 * 1e-6) = 100.
+  // 1 us per iteration, 1 us claims, R = 1e6 at 2e6 it/s: the balance bound is
+  // 1e6 / (2 * 2e6 * 1e-6) = 250,000, a locality share 62,500; doubling decides.
   EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 8), 1'000'000, 2e6, 1), 16);
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 64), 1'000'000, 2e6, 1), 100);
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 64), 1'000'000, 2e6, 1), 128);
 }
 
 TEST(AutoTuning, OverheadBoundKeepsClaimsUnderOnePercent) {
-  // 10 ns per iteration, claims of 1 us: chunks of 1e-6 / (0.01 * 1e-8) = 10,000 iterations.
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 1'000'000), 1'000'000'000, 2e8, 1), 10'000);
-  // A claim measured cheaper than the floor counts at the floor: 2e-7 / (0.01 * 1e-8) = 2,000.
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-9, 1'000'000), 1'000'000'000, 2e8, 1), 2'000);
-  // Costly iterations: one at a time, as dynamic,1.
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-3, 1e-6, 1'000), 1'000'000, 2e3, 1), 1);
+  // 10 ns per iteration, claims of 1 us: 1e-6 / (0.01 * 1e-8) = 10,000 iterations, above
+  // the locality share of R = 100,000 at 2e8 it/s (100,000 / (2 * 4 * 2e8 * 1e-8) = 6,250).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 1'000'000), 100'000, 2e8, 1), 10'000);
+  // A claim measured cheaper than the floor counts at the floor: 2e-7 / (0.01 * 1e-8) = 2,000
+  // (share of R = 16,000: 1,000).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-9, 1'000'000), 16'000, 2e8, 1), 2'000);
+  // Costly iterations near the end: one at a time (balance 8 / (2 * 2e3 * 1e-3) = 2, share 0.5).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-3, 1e-6, 1'000), 8, 2e3, 1), 1);
+}
+
+TEST(AutoTuning, ChunksGrowToALocalityShareOfWhatRemains) {
+  // Past the overhead bound (100), up to 1/4 of the balance bound: 250,000 / 4 = 62,500.
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 1'000'000), 1'000'000, 2e6, 1), 62'500);
 }
 
 TEST(AutoTuning, BalanceBoundIsHalfTheWorkersShareOfWhatRemains) {

@@ -42,7 +42,10 @@ iter_t auto_tuning::next_size(const auto_estimate& me, iter_t remaining, double 
   const double balance_bound =
       team_rate > 0 && std::isfinite(team_rate) ? static_cast<double>(remaining) / (factor * team_rate * t) : 0;
   const double growth_bound = growth * static_cast<double>(me.last_size);
-  const double wanted = std::min({overhead_bound, balance_bound, growth_bound});
+  // Chunks may grow past the overhead bound up to a share of what remains
+  // (locality: consecutive iterations reuse caches and prefetch).
+  const double share_bound = balance_bound / locality_split;
+  const double wanted = std::min({std::max(overhead_bound, share_bound), balance_bound, growth_bound});
   return std::max(min_chunk, arith::to_iters_ceil(wanted));
 }
 

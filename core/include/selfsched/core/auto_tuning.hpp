@@ -6,23 +6,23 @@
 // vertices by degree) loses most to one early large chunk. After each chunk
 // the worker knows its own time per iteration (so a loaded core, a slow core
 // and a hybrid CPU are all seen, without Q or weights) and what a claim
-// costs, and its next chunk is the smallest of three bounds:
+// costs, and its next chunk is bounded by:
 //
-//   overhead:  long enough that the claim costs at most claim_share of it,
-//              C >= claim / (claim_share * t_k)              (t_k: seconds per iteration of worker k)
 //   balance:   at most 1/factor of worker k's share of what remains at the
-//              team's measured rate, C <= R / (factor * rate * t_k) (factoring, x = 2,
+//              team's measured rate, B = R / (factor * rate * t_k) (factoring, x = 2,
 //              weighted by measured speed as in AF, Banicescu & Liu 2000)
+//   overhead:  up to the larger of a chunk whose claim costs at most
+//              claim_share of it, claim / (claim_share * t_k), and B /
+//              locality_split (consecutive iterations share caches)
 //   growth:    at most `growth` times the worker's previous chunk, so a few
 //              cheap iterations never buy a large chunk.
 //
-// The overhead bound makes claims cost under ~1% of the loop; the balance
-// bound keeps the end of the loop even (only small loops reach it); growth
-// makes the first chunks safe. What a worker learned is kept per loop site,
-// so the next instance (the next time step) starts from it.
+// Claims cost under ~1% of the loop; the balance bound keeps the end of the
+// loop even; growth makes the first chunks safe. What a worker learned is
+// kept per loop site, so the next instance (the next time step) starts from it.
 //
 // Pure: the caller measures and keeps the estimates. The libomp binding
-// keeps one per thread and claims with one fetch-and-add; the sequential
+// keeps one per thread and claims with one CAS; the sequential
 // technique (make_auto, for selfsched-chunks and outer chunks of MPI regions)
 // keeps one per worker.
 #pragma once
@@ -66,6 +66,7 @@ struct auto_tuning {
   static constexpr double claim_share = 0.01;  // claims cost at most 1% of a chunk
   static constexpr double factor = 2;          // of a worker's share of what remains
   static constexpr double growth = 2;          // chunk k+1 <= growth x chunk k
+  static constexpr double locality_split = 4;  // chunks may reach 1/(factor x this) of a share
   // A claim costs at least this much even where the clock cannot see it:
   // the call into the runtime, and the shared counter's cache line moving
   // between cores (libomp's dynamic,1 pays about 0.8 us a claim with two
