@@ -6,7 +6,9 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo matrix bench bench-omp libomp-release install clean
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread demo matrix bench bench-omp libomp-release install clean
 
 all: build
 
@@ -23,7 +25,18 @@ build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The suite under clang's sanitizers (cmake/sanitizers.cmake), each in its own
+# build directory: ASan+UBSan over every test, MPI included; TSan with Archer
+# over the tests that run threads (label `threads`).
+sanitize: sanitize-address sanitize-thread
+
+sanitize-address:
+	$(MAKE) test BUILD=build-asan CMAKE_FLAGS='$(CMAKE_FLAGS) -DSELFSCHED_SANITIZE="address;undefined" -DSELFSCHED_BUILD_BENCHMARKS=OFF'
+
+sanitize-thread:
+	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS='$(CMAKE_FLAGS) -DSELFSCHED_SANITIZE=thread -DSELFSCHED_BUILD_BENCHMARKS=OFF' CTEST_ARGS='-L threads $(CTEST_ARGS)'
 
 # Builds only what the demo runs: a first build takes minutes less than `make build`.
 demo: deps configure
