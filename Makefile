@@ -6,7 +6,9 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo matrix bench bench-omp libomp-release install clean
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick demo matrix bench bench-omp libomp-release install clean
 
 all: build
 
@@ -24,7 +26,26 @@ build: deps configure
 
 # auto's cache stays out of the user's home: every test starts afresh.
 test: build
-	SELFSCHED_AUTO_CACHE=off ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	SELFSCHED_AUTO_CACHE=off ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The suite under clang's sanitizers (cmake/sanitizers.cmake), each in its own
+# build directory: ASan+UBSan over every test, MPI included; TSan with Archer
+# over the tests that run OpenMP threads (omp.*, examples.*, hetero.*), but
+# libomp's own doacross loops (Archer does not model ordered depend: a plain
+# OpenMP doacross loop without selfsched reports a race) and omp.tool_chain
+# (it names its own tool in OMP_TOOL_LIBRARIES, so Archer is not loaded).
+sanitize: sanitize-address sanitize-thread
+
+sanitize-address:
+	$(MAKE) test BUILD=build-asan CMAKE_FLAGS='$(CMAKE_FLAGS) -DSELFSCHED_SANITIZE="address;undefined" -DSELFSCHED_BUILD_BENCHMARKS=OFF'
+
+sanitize-thread:
+	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS='$(CMAKE_FLAGS) -DSELFSCHED_SANITIZE=thread -DSELFSCHED_BUILD_BENCHMARKS=OFF' \
+	  CTEST_ARGS='-R "^(omp|examples|hetero)\." -E "doacross[._]libomp|^omp\.tool_chain$$" $(CTEST_ARGS)'
+
+# CI's short pass: the ASan+UBSan build, then the core, tool and OpenMP tests.
+sanitize-quick:
+	$(MAKE) sanitize-address CTEST_ARGS='-E "^(examples|hetero|matrix|install|mpi)\." $(CTEST_ARGS)'
 
 # Builds only what the demo runs: a first build takes minutes less than `make build`.
 demo: deps configure

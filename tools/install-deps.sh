@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev                # profiles, system information files
   libpng-dev                        # examples/mandelbrot --png
   libxml2-utils                     # xmllint: tests check selfsched-report's SVG files
+  libclang-rt-19-dev                # sanitizer runtimes (make sanitize)
 )
 
 missing=()

@@ -52,9 +52,11 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
     return false;
   }
   // Never freed (a team starting on another thread may still read it), so
-  // kept once per distinct text: a program may switch every time step.
+  // kept once per distinct text: a program may switch every time step. The
+  // list is never destroyed either: a thread may still choose a schedule
+  // while static destructors run at exit.
   static std::mutex lock;
-  static std::vector<const active_schedule*> known;
+  static auto& known = *new std::vector<const active_schedule*>;
   std::lock_guard guard(lock);
   for (const active_schedule* k : known)
     if (k->text == full) return technique = k, true;

@@ -111,7 +111,12 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
 }
 
 int initialize_tool(ompt_function_lookup_t lookup, int, ompt_data_t*) {
-  auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
+  // Our tool is always started by ompt-multiplex.h (below), whose lookup
+  // hands out its own set_callback, declared returning int rather than
+  // ompt_set_callback_t's ompt_set_result_t: calling it through the OMPT type
+  // is a call through the wrong function type (UBSan's -fsanitize=function).
+  using multiplex_set_callback_t = int (*)(ompt_callbacks_t, ompt_callback_t);
+  auto set_callback = reinterpret_cast<multiplex_set_callback_t>(lookup("ompt_set_callback"));
   if (set_callback == nullptr) return 0;
   const bool ok = set_callback(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(on_parallel_begin)) ==
                       ompt_set_always &&
