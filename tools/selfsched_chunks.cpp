@@ -9,6 +9,7 @@
 // with one history, as a time-stepping code does.
 #include <cerrno>
 #include <charconv>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -37,13 +38,19 @@ constexpr const char* usage =
 }
 
 template <typename Int>
-Int parse_int(std::string_view option, std::string_view text, Int lowest) {
+Int parse_int(std::string_view option, std::string_view text, Int lowest, Int highest = std::numeric_limits<Int>::max()) {
   Int value{};
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size() || value < lowest)
-    fail(std::string(option) + " '" + std::string(text) + "' is not an integer >= " + std::to_string(lowest));
+  if (ec != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
+    fail(std::string(option) + " '" + std::string(text) + "' is not an integer in [" + std::to_string(lowest) + ", " +
+         std::to_string(highest) + "]");
   return value;
 }
+
+// Checked before anything is allocated for them: per-worker state is O(p),
+// and the catalog's property tests cover p up to 4096.
+constexpr int most_workers = 4096;
+constexpr int most_instances = 100'000;
 
 double parse_real(std::string_view option, std::string_view text) {
   const std::string s(text);
@@ -89,7 +96,7 @@ int main(int argc, char** argv) {
     const std::string_view value = argv[++i];
     if (arg == "--technique") technique_name = value;
     else if (arg == "--n") { lp.n = parse_int<iter_t>(arg, value, 0); have_n = true; }
-    else if (arg == "--p") { lp.p = parse_int<int>(arg, value, 1); have_p = true; }
+    else if (arg == "--p") { lp.p = parse_int<int>(arg, value, 1, most_workers); have_p = true; }
     else if (arg == "--min") lp.min_chunk = parse_int<iter_t>(arg, value, 1);
     else if (arg == "--max") lp.max_chunk = parse_int<iter_t>(arg, value, 0);
     else if (arg == "--weights") lp.powers = parse_reals(arg, value);
@@ -98,7 +105,7 @@ int main(int argc, char** argv) {
     else if (arg == "--mu") lp.mu = parse_real(arg, value);
     else if (arg == "--sigma") lp.sigma = parse_real(arg, value);
     else if (arg == "--overhead") lp.overhead = parse_real(arg, value);
-    else if (arg == "--instances") instances = parse_int<int>(arg, value, 1);
+    else if (arg == "--instances") instances = parse_int<int>(arg, value, 1, most_instances);
     else if (arg == "--seed") lp.seed = parse_int<std::uint64_t>(arg, value, 0);
     else if (arg == "--order") for (auto w : split(value)) order.push_back(parse_int<int>(arg, w, 0));
     else fail("unknown option '" + std::string(arg) + "'\n" + usage);

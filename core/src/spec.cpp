@@ -75,6 +75,12 @@ parse_result parse_schedule(std::string_view text) {
     }
   }
 
+  for (const char* prefix : {"sw-", "ws-", "s-", "w-"})
+    if ((spec.weighted || spec.synchronized) && name.starts_with(prefix)) {
+      result.error = "'" + whole + "' names more than one mechanism prefix; valid: one of w-, s-, sw-";
+      return result;
+    }
+
   spec.base = find_technique(name);
   if (spec.base == nullptr) {
     // A suffix "-auto" or "-NN" names the alpha mechanism.

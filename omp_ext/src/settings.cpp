@@ -49,16 +49,18 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_OVERRIDE", "none",
      "also serve loops written schedule(dynamic) and/or schedule(guided): dynamic,guided",
      [](std::string_view v, settings& s) {
-       bool dynamic = false, guided = false;
+       bool dynamic = false, guided = false, named = false;
        while (!v.empty()) {
          const auto comma = v.find(',');
          const std::string_view item = v.substr(0, comma);
+         named = named || !item.empty();
          if (item == "dynamic") dynamic = true;
          else if (item == "guided") guided = true;
          else if (item != "none" && !item.empty())
            return "'" + std::string(item) + "' is not a schedule to override; valid: dynamic, guided, none";
          v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
        }
+       if (!named) return std::string("it names no schedule; valid: dynamic, guided, none");
        s.override_dynamic = dynamic, s.override_guided = guided;
        return std::string();
      }},
@@ -134,8 +136,10 @@ const setting_row<settings> table[] = {
 
 }  // namespace
 
+// secure_getenv: in a set-uid or file-capability program the library, which
+// may be preloaded into it, takes no setting from the environment.
 const char* setting_value(const char* name) {
-  const char* value = std::getenv(name);
+  const char* value = secure_getenv(name);
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
 

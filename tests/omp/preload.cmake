@@ -43,6 +43,24 @@ if(NOT err MATCHES "SELFSCHED_WEIGHTS='1,nan' is invalid")
   message(FATAL_ERROR "a bad SELFSCHED_WEIGHTS must be named: ${err}")
 endif()
 
+# Files the library reads are bounded and never throw: a directory, a FIFO-free
+# special file and a deeply nested one as SIA file (these aborted w-* programs).
+file(MAKE_DIRECTORY ${WORK}/sia_is_a_directory)
+string(REPEAT "[" 100000 deep)
+file(WRITE ${WORK}/sia_deep.json "${deep}")
+foreach(sia ${WORK}/sia_is_a_directory /proc/self/mem ${WORK}/sia_deep.json)
+  run_plain(out err OMP_SCHEDULE=w-gss SELFSCHED_SIA=${sia})
+  if(NOT out MATCHES "wrong=0")
+    message(FATAL_ERROR "SELFSCHED_SIA=${sia}: ${out} ${err}")
+  endif()
+endforeach()
+
+# A list that names nothing is not "none" by accident: named, with the choices.
+run_plain(out err OMP_SCHEDULE=fss SELFSCHED_OVERRIDE=,)
+if(NOT err MATCHES "SELFSCHED_OVERRIDE=',' is invalid \\(it names no schedule; valid: dynamic, guided, none\\)")
+  message(FATAL_ERROR "SELFSCHED_OVERRIDE=, must be named with the choices: ${err}")
+endif()
+
 run_plain(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true)
 if(NOT err MATCHES "SELFSCHED DISPLAY ENVIRONMENT BEGIN" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true must print the settings: ${err}")

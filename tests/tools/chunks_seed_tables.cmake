@@ -37,6 +37,10 @@ expect_error("weight 1 is nan" --technique w-gss --n 10 --p 2 --weights 1,nan)
 expect_error("weight 0 is 0.000000" --technique w-gss --n 10 --p 2 --weights 0,1)
 expect_error("3 weights given for 2 workers" --technique w-gss --n 10 --p 2 --weights 1,1,1)
 expect_error("chunk 'x'" --technique gss,x --n 10 --p 2)
+# Bounds are checked before anything is allocated (p = 10^8 once took gigabytes).
+expect_error("--p '100000000' is not an integer in [1, 4096]" --technique ss --n 1000 --p 100000000)
+expect_error("--instances '1000000' is not an integer in [1, 100000]" --technique ss --n 10 --p 2 --instances 1000000)
+expect_error("'w-w-gss' names more than one mechanism prefix" --technique w-w-gss --n 10 --p 2)
 
 # awf learns between instances (one history across --instances): worker 1 is
 # twice as slow, so from the second instance on worker 0's chunks are twice
