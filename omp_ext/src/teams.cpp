@@ -20,12 +20,53 @@ namespace {
 
 constexpr int max_nesting = 16;
 
+// What a region's parallel_data points to: the team, and the parallel data
+// of the other OMPT tools we start (ompt-multiplex.h, end of this file).
+// Their data lives here rather than in the multiplexer's own blocks, one
+// malloc per region and per task: libomp reports a worker's implicit-task end
+// late, at its next fork, with the task data of the team it joins next, and
+// the multiplexer frees what it finds there. Under ThreadSanitizer with
+// Archer, two live nested regions were then handed one block, and their teams
+// got mixed up (an inner loop hung or ran iterations twice).
+struct region_record {
+  team_state* team = nullptr;  // nullptr: an initial task's region
+  ompt_data_t client_data{};
+};
+
+// A region's parallel_data sits in libomp's team record, which libomp hands
+// from thread to thread (teams and root threads are recycled) under its own
+// synchronization: relaxed atomics (plain moves on x86) say so to
+// ThreadSanitizer, which sees none of libomp's.
+region_record* record_of(const ompt_data_t* parallel_data) {
+  if (parallel_data == nullptr) return nullptr;
+  return static_cast<region_record*>(__atomic_load_n(&parallel_data->ptr, __ATOMIC_RELAXED));
+}
+void set_record(ompt_data_t* parallel_data, region_record* record) {
+  __atomic_store_n(&parallel_data->ptr, record, __ATOMIC_RELAXED);
+}
+
+struct encountered_region {
+  team_state team;
+  region_record record{&team, {}};
+};
+
+// LIFO records, recycled: a thread's regions nest.
+template <class T>
+struct record_stack {
+  std::vector<std::unique_ptr<T>> records;
+  int depth = 0;
+  T& push() {
+    if (depth == static_cast<int>(records.size())) records.push_back(std::make_unique<T>());
+    return *records[static_cast<std::size_t>(depth++)];
+  }
+  T* pop() { return depth == 0 ? nullptr : records[static_cast<std::size_t>(--depth)].get(); }
+};
+
 struct thread_context {
   membership stack[max_nesting];
   int depth = 0;     // memberships in use; may exceed max_nesting (untracked levels)
-  // Teams this thread encountered, LIFO with its nested regions, recycled.
-  std::vector<std::unique_ptr<team_state>> encountered;
-  int encountered_depth = 0;
+  record_stack<encountered_region> encountered;  // teams this thread started
+  record_stack<region_record> initial_regions;   // its initial tasks' regions (for other tools)
   team_state solo;   // loops outside any tracked parallel region
   membership solo_membership;
   outer_source* outer = nullptr;  // installed by this thread (MPI regions)
@@ -68,34 +109,43 @@ const active_schedule* encountering_task_technique(const thread_context& t) {
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned requested_parallelism,
                        int, const void*) {
   thread_context& t = context();
-  if (t.encountered_depth == static_cast<int>(t.encountered.size()))
-    t.encountered.push_back(std::make_unique<team_state>());
-  team_state* team = t.encountered[static_cast<std::size_t>(t.encountered_depth++)].get();
+  encountered_region& region = t.encountered.push();
+  region.record.client_data = ompt_data_t{};
+  team_state* team = &region.team;
   team->reset();
   team->technique = encountering_task_technique(t);
   team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
   team->placement.prepare(static_cast<int>(requested_parallelism), t.depth == 0);
-  parallel_data->ptr = team;
-  tsan_release(parallel_data);  // the workers read it after libomp's fork
+  set_record(parallel_data, &region.record);
+  tsan_release(&region.record);  // the workers read it after libomp's fork
 }
 
 void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) {
   thread_context& t = context();
-  if (t.encountered_depth == 0) return;
-  team_state* team = t.encountered[static_cast<std::size_t>(--t.encountered_depth)].get();
-  if (team->outer != nullptr) team->outer->parallel_end();
+  encountered_region* region = t.encountered.pop();
+  if (region != nullptr && region->team.outer != nullptr) region->team.outer->parallel_end();
 }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
                       unsigned actual_parallelism, unsigned index, int flags) {
-  if (flags & ompt_task_initial) return;  // the initial task: loops there use the solo team
   thread_context& t = context();
+  if (flags & ompt_task_initial) {  // the initial task: loops there use the solo team
+    if (endpoint == ompt_scope_begin) {
+      region_record& record = t.initial_regions.push();
+      record = region_record{};
+      if (parallel_data != nullptr && record_of(parallel_data) == nullptr) set_record(parallel_data, &record);
+    } else {
+      t.initial_regions.pop();
+    }
+    return;
+  }
   if (endpoint == ompt_scope_begin) {
     if (t.depth < max_nesting) {
-      tsan_acquire(parallel_data);
       membership& m = t.stack[t.depth];
       m = membership{};
-      m.team = static_cast<team_state*>(parallel_data->ptr);
+      region_record* record = record_of(parallel_data);
+      tsan_acquire(record);
+      m.team = record != nullptr ? record->team : nullptr;
       m.thread_num = static_cast<int>(index);
       m.team_size = static_cast<int>(actual_parallelism);
       if (m.team != nullptr) {
@@ -170,6 +220,19 @@ outer_source* install_outer_source(outer_source* source) {
 // tools named in SELFSCHED_TOOL_LIBRARIES as its client and forwards their
 // callbacks, with their own parallel and task data. Without a client it
 // hands libomp our tool unchanged.
+//
+// The clients' data: their parallel data lives in our region record; task
+// and thread data we never use, so they get libomp's own.
+namespace {
+ompt_data_t* client_parallel_data(ompt_data_t* parallel_data) {
+  selfsched::omp::region_record* record = selfsched::omp::record_of(parallel_data);
+  return record != nullptr ? &record->client_data : nullptr;
+}
+ompt_data_t* client_shares_data(ompt_data_t* data) { return data; }
+}  // namespace
+#define OMPT_MULTIPLEX_CUSTOM_GET_CLIENT_PARALLEL_DATA client_parallel_data
+#define OMPT_MULTIPLEX_CUSTOM_GET_CLIENT_TASK_DATA client_shares_data
+#define OMPT_MULTIPLEX_CUSTOM_GET_CLIENT_THREAD_DATA client_shares_data
 #define OMPT_MULTIPLEX_TOOL_NAME "SELFSCHED"
 #include <ompt-multiplex.h>  // renames our ompt_start_tool below to its "own" tool
 

@@ -1,11 +1,15 @@
 /* A minimal OMPT tool of someone else's (a profiler, Archer): counts the
  * parallel regions it sees and says so at finalize. Loaded through
- * OMP_TOOL_LIBRARIES next to a preloaded libselfsched (tests/omp/tool_chain.cmake). */
+ * OMP_TOOL_LIBRARIES next to a preloaded libselfsched (tests/omp/tool_chain.cmake).
+ * It also checks that its parallel data is its own: every implicit task of a
+ * region must see what the tool stored at the region's begin, and every
+ * initial task must get parallel data to store into (Archer does). */
 #include <omp-tools.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 
-static atomic_int regions;
+static atomic_int regions, implicit_tasks, not_its_own;
 
 static void on_parallel_begin(ompt_data_t* task, const ompt_frame_t* frame, ompt_data_t* parallel,
                               unsigned requested, int flags, const void* code) {
@@ -14,15 +18,30 @@ static void on_parallel_begin(ompt_data_t* task, const ompt_frame_t* frame, ompt
   atomic_fetch_add(&regions, 1);
 }
 
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task,
+                             unsigned actual, unsigned index, int flags) {
+  (void)task, (void)actual, (void)index;
+  if (endpoint != ompt_scope_begin) return;
+  atomic_fetch_add(&implicit_tasks, 1);
+  if (flags & ompt_task_initial) {
+    if (parallel == NULL) atomic_fetch_add(&not_its_own, 1);
+    else parallel->value = 7;
+  } else if (parallel == NULL || parallel->value != 42) {
+    atomic_fetch_add(&not_its_own, 1);
+  }
+}
+
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t* data) {
   (void)device, (void)data;
   ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
-  return set_callback(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin) == ompt_set_always;
+  return set_callback(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin) == ompt_set_always &&
+         set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task) == ompt_set_always;
 }
 
 static void finalize(ompt_data_t* data) {
   (void)data;
-  fprintf(stderr, "counting tool: %d parallel regions\n", atomic_load(&regions));
+  fprintf(stderr, "counting tool: %d parallel regions, %d implicit tasks, %d saw parallel data not its own\n",
+          atomic_load(&regions), atomic_load(&implicit_tasks), atomic_load(&not_its_own));
 }
 
 ompt_start_tool_result_t* ompt_start_tool(unsigned int version, const char* runtime) {

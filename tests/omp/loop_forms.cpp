@@ -2,9 +2,11 @@
 // every loop form must run each iteration exactly once under every catalog
 // technique and thread count.
 //
-//   omp_loop_forms [--shard K/N] [technique ...]
+//   omp_loop_forms [--shard K/N] [--forms all|flat|nested] [technique ...]
 // Default: every catalog technique, plus its w-, -50 and -auto variants;
 // --shard K/N runs every N-th of them starting at K (for parallel ctest).
+// --forms nested runs only the nested and serialized regions, 20 times
+// over (a mix-up of two inner teams depends on timing); flat, all the rest.
 #include <omp.h>
 
 #include <atomic>
@@ -222,7 +224,13 @@ void standard_schedules_untouched() {
   g.expect_once("schedule(guided), forwarded to libomp");
 }
 
-void run_all_forms() {
+enum class forms { all, flat, nested };
+
+void run_forms(forms which) {
+  if (which == forms::nested) {
+    for (int repeat = 0; repeat < 20; ++repeat) nested_and_serialized();
+    return;
+  }
   signed_and_unsigned<int>("int loop", 10007);
   signed_and_unsigned<unsigned>("unsigned loop", 10007u);
   signed_and_unsigned<long long>("int64 loop", 10007LL);
@@ -231,7 +239,7 @@ void run_all_forms() {
   collapse_and_clauses();
   nowait_loops();
   many_instances();
-  nested_and_serialized();
+  if (which == forms::all) nested_and_serialized();
   root_threads();
   ordered_and_doacross();
   standard_schedules_untouched();
@@ -242,10 +250,20 @@ void run_all_forms() {
 int main(int argc, char** argv) {
   std::vector<std::string> techniques;
   int shard = 0, shards = 1;
+  forms which = forms::all;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--shard" && i + 1 < argc && std::sscanf(argv[i + 1], "%d/%d", &shard, &shards) == 2 &&
         shards > 0 && shard >= 0 && shard < shards) {
       ++i;
+      continue;
+    }
+    if (std::string(argv[i]) == "--forms" && i + 1 < argc) {
+      const std::string name = argv[++i];
+      if (name != "all" && name != "flat" && name != "nested") {
+        std::fprintf(stderr, "--forms %s: expected all, flat or nested\n", name.c_str());
+        return 2;
+      }
+      which = name == "all" ? forms::all : name == "flat" ? forms::flat : forms::nested;
       continue;
     }
     techniques.push_back(argv[i]);
@@ -272,7 +290,7 @@ int main(int argc, char** argv) {
     for (int threads : {1, 2, 3, 4, 8}) {
       context = technique + " (active '" + active + "'), " + std::to_string(threads) + " threads";
       omp_set_num_threads(threads);
-      run_all_forms();
+      run_forms(which);
     }
   }
   std::printf("%zu techniques x 5 thread counts: %d failures\n", techniques.size(), failures);

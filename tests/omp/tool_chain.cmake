@@ -1,8 +1,10 @@
 # Another OMPT tool beside selfsched's: named in OMP_TOOL_LIBRARIES, it is
 # started as a client of selfsched's tool (ompt-multiplex.h) and sees its
 # events, while selfsched still serves the runtime loop. OMP_TOOL_LIBRARIES
-# naming libselfsched itself must not recurse.
-# -DLIB=libselfsched.so -DTOOL=libcounting_tool.so -DPROGRAM=omp_plain_program -DWORK=dir
+# naming libselfsched itself must not recurse. Nested regions beside the
+# tool: each keeps its own parallel data, no team is mixed up with another.
+# -DLIB=libselfsched.so -DTOOL=libcounting_tool.so -DPROGRAM=omp_plain_program
+# -DFORMS=omp_loop_forms -DWORK=dir
 file(MAKE_DIRECTORY ${WORK})
 set(profile ${WORK}/tool_chain_profile.json)
 file(REMOVE ${profile})
@@ -14,6 +16,9 @@ if(NOT rc EQUAL 0)
 endif()
 if(NOT err MATCHES "counting tool: 2 parallel regions")
   message(FATAL_ERROR "the client tool did not see the program's 2 regions:\n${err}")
+endif()
+if(NOT err MATCHES ", 0 saw parallel data not its own")
+  message(FATAL_ERROR "the client tool's parallel data was not kept apart from selfsched's:\n${err}")
 endif()
 if(err MATCHES "selfsched:")
   message(FATAL_ERROR "selfsched spoke for a correct configuration:\n${err}")
@@ -28,4 +33,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREAD
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions")
   message(FATAL_ERROR "OMP_TOOL_LIBRARIES naming libselfsched too: exit ${rc}\n${out}\n${err}")
+endif()
+
+execute_process(COMMAND ${CMAKE_COMMAND} -E env OMP_TOOL_LIBRARIES=${TOOL} ${FORMS} --forms nested gss w-gss tss ss auto
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 0 OR NOT err MATCHES ", 0 saw parallel data not its own")
+  message(FATAL_ERROR "nested regions beside a client tool: exit ${rc}\n${out}\n${err}")
 endif()
