@@ -19,18 +19,24 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "files.hpp"
+#include "profile_reader.hpp"
+
 namespace {
 
-using nlohmann::json;
+using selfsched::report::chunk_record;
+using selfsched::report::loop_record;
+using selfsched::report::site_record;
+using selfsched::report::thread_record;
 
 constexpr const char* usage =
     "usage: selfsched-report [--loop SITE[#INSTANCE]]... [--all] [--out DIR] [--no-charts] profile.json\n"
@@ -137,53 +143,25 @@ std::string thread_colour(int thread, bool alternate) {
 
 // ------------------------------------------------------------ profile ----
 
-struct thread_row {
-  int thread = 0, cpu = -1;
-  double power = 1, mean_queue = 1, busy = 0, scheduling = 0, wait = 0;
-  long long iterations = 0, chunks = 0;
-};
-
-std::vector<thread_row> threads_of(const json& loop) {
-  std::vector<thread_row> rows;
-  for (const json& t : loop.value("threads", json::array())) {
-    thread_row r;
-    r.thread = t.value("thread", 0);
-    r.cpu = t.value("cpu", -1);
-    r.power = t.value("power", 1.0);
-    r.mean_queue = t.value("mean_queue", 1.0);
-    r.iterations = t.value("iterations", 0LL);
-    r.chunks = t.value("chunks", 0LL);
-    r.busy = t.value("busy_s", 0.0);
-    r.scheduling = t.value("scheduling_s", 0.0);
-    r.wait = t.value("wait_s", 0.0);
-    rows.push_back(r);
-  }
-  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.thread < b.thread; });
-  return rows;
-}
-
-std::string row_label(const thread_row& t) {
+std::string row_label(const thread_record& t) {
   return "T" + std::to_string(t.thread) + " cpu" + std::to_string(t.cpu) + " VP " + number(t.power) + " Q " +
          number(t.mean_queue, 1);
 }
 
 // Charts name the site by file name and line only: directories make titles long.
-std::string loop_title(const json& site, const json& loop) {
-  const std::string where = site.value("site", "?");
-  return where.substr(where.find_last_of('/') + 1) + "  " + loop.value("technique", "?") + "  n=" +
-         std::to_string(loop.value("n", 0LL)) + "  p=" + std::to_string(loop.value("p", 0)) + "  instance " +
-         std::to_string(loop.value("instance", 0));
+std::string loop_title(const site_record& site, const loop_record& loop) {
+  return site.site.substr(site.site.find_last_of('/') + 1) + "  " + loop.technique + "  n=" + std::to_string(loop.n) +
+         "  p=" + std::to_string(loop.p) + "  instance " + std::to_string(loop.instance);
 }
 
 constexpr double left_margin = 190, right_margin = 30, top_margin = 50, row_height = 26, row_gap = 8;
 constexpr double chart_width = 1000;
 
 // One bar per chunk, one row per thread; the number in a bar is its size.
-bool gantt_chart(const json& site, const json& loop, const std::filesystem::path& path) {
-  const std::vector<thread_row> threads = threads_of(loop);
-  const json& chunks = loop["chunks"];
-  double span = loop.value("makespan_s", 0.0);
-  for (const json& c : chunks) span = std::max(span, c.value("end_s", 0.0));
+bool gantt_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path) {
+  const std::vector<thread_record>& threads = loop.threads;
+  double span = loop.makespan_s;
+  for (const chunk_record& c : loop.chunks) span = std::max(span, c.end_s);
   if (span <= 0) span = 1e-9;
   const double plot_bottom = top_margin + static_cast<double>(threads.size()) * (row_height + row_gap);
   svg chart(chart_width, plot_bottom + 50);
@@ -191,24 +169,24 @@ bool gantt_chart(const json& site, const json& loop, const std::filesystem::path
   chart.text(left_margin, 40, "one bar per chunk (the number is its size); hover for iterations and times", "start",
              11, "#555");
   const double right = chart_width - right_margin, scale = (right - left_margin) / span;
-  auto row_of = [&](int thread) {
+  auto row_of = [&](long long thread) {
     for (std::size_t i = 0; i < threads.size(); ++i)
       if (threads[i].thread == thread) return static_cast<double>(i);
     return 0.0;
   };
-  for (const thread_row& t : threads)
+  for (const thread_record& t : threads)
     chart.text(left_margin - 8, top_margin + row_of(t.thread) * (row_height + row_gap) + row_height * 0.65,
                row_label(t), "end", 11);
   std::vector<int> seen(threads.size() + 1, 0);
-  for (const json& c : chunks) {
-    const int thread = c.value("thread", 0);
+  for (const chunk_record& c : loop.chunks) {
+    const long long thread = c.thread;
     const double row = row_of(thread);
-    const double begin = c.value("begin_s", 0.0), end = c.value("end_s", 0.0);
-    const long long start = c.value("start", 0LL), size = c.value("size", 0LL);
+    const double begin = c.begin_s, end = c.end_s;
+    const long long start = c.start, size = c.size;
     const double x = left_margin + begin * scale, w = (end - begin) * scale;
     const double y = top_margin + row * (row_height + row_gap);
     const bool alternate = seen[static_cast<std::size_t>(row)]++ % 2 == 1;
-    chart.rect(x, y, w, row_height, thread_colour(thread, alternate), "chunk",
+    chart.rect(x, y, w, row_height, thread_colour(static_cast<int>(thread % 360), alternate), "chunk",
                "thread " + std::to_string(thread) + ": iterations " + std::to_string(start) + ".." +
                    std::to_string(start + size - 1) + " (" + std::to_string(size) + "), " + number(begin, 6) +
                    " - " + number(end, 6) + " s");
@@ -221,10 +199,10 @@ bool gantt_chart(const json& site, const json& loop, const std::filesystem::path
 }
 
 // Busy, scheduling and wait time of each thread, stacked, over the makespan.
-bool busy_chart(const json& site, const json& loop, const std::filesystem::path& path) {
-  const std::vector<thread_row> threads = threads_of(loop);
-  double span = loop.value("makespan_s", 0.0);
-  for (const thread_row& t : threads) span = std::max(span, t.busy + t.scheduling + std::max(0.0, t.wait));
+bool busy_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path) {
+  const std::vector<thread_record>& threads = loop.threads;
+  double span = loop.makespan_s;
+  for (const thread_record& t : threads) span = std::max(span, t.busy_s + t.scheduling_s + std::max(0.0, t.wait_s));
   if (span <= 0) span = 1e-9;
   const double plot_bottom = top_margin + static_cast<double>(threads.size()) * (row_height + row_gap);
   svg chart(chart_width, plot_bottom + 50);
@@ -240,10 +218,10 @@ bool busy_chart(const json& site, const json& loop, const std::filesystem::path&
     chart.text(x + 17, 42, parts[i].name, "start", 11);
   }
   for (std::size_t i = 0; i < threads.size(); ++i) {
-    const thread_row& t = threads[i];
+    const thread_record& t = threads[i];
     const double y = top_margin + static_cast<double>(i) * (row_height + row_gap);
     chart.text(left_margin - 8, y + row_height * 0.65, row_label(t), "end", 11);
-    const double lengths[] = {t.busy, t.scheduling, std::max(0.0, t.wait)};
+    const double lengths[] = {t.busy_s, t.scheduling_s, std::max(0.0, t.wait_s)};
     double x = left_margin;
     for (int k = 0; k < 3; ++k) {
       const double w = lengths[k] * scale;
@@ -264,28 +242,26 @@ std::string file_stem(const std::string& site) {
   return name;
 }
 
-void print_loop(const json& loop) {
-  std::printf("  instance %d  %s  n=%lld  p=%d  makespan %.6f s  imbalance max/mean %.3f  CoV %.3f  %.1f %%  "
+void print_loop(const loop_record& loop) {
+  std::printf("  instance %lld  %s  n=%lld  p=%lld  makespan %.6f s  imbalance max/mean %.3f  CoV %.3f  %.1f %%  "
               "scheduling %.6f s\n",
-              loop.value("instance", 0), loop.value("technique", "?").c_str(), loop.value("n", 0LL),
-              loop.value("p", 0), loop.value("makespan_s", 0.0), loop.value("imbalance_max_over_mean", 1.0),
-              loop.value("imbalance_cov", 0.0), loop.value("imbalance_percent", 0.0),
-              loop.value("scheduling_overhead_s", 0.0));
+              loop.instance, loop.technique.c_str(), loop.n, loop.p, loop.makespan_s, loop.max_over_mean, loop.cov,
+              loop.percent_imbalance, loop.scheduling_s);
   std::printf("  %6s %4s %6s %6s %12s %7s %10s %10s %10s\n", "thread", "cpu", "power", "mean Q", "iterations",
               "chunks", "busy s", "sched s", "wait s");
-  for (const thread_row& t : threads_of(loop))
-    std::printf("  %6d %4d %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f\n", t.thread, t.cpu, t.power, t.mean_queue,
-                t.iterations, t.chunks, t.busy, t.scheduling, t.wait);
+  for (const thread_record& t : loop.threads)
+    std::printf("  %6lld %4lld %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f\n", t.thread, t.cpu, t.power,
+                t.mean_queue, t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
 }
 
 struct selection {
-  std::string site;  // substring of site or function
-  int instance = -1; // -1: the longest
+  std::string site;        // substring of site or function
+  long long instance = -1; // -1: the longest
 };
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int report(int argc, char** argv) {
   std::vector<selection> wanted;
   bool all = false, charts = true;
   std::string profile_path, out_dir;
@@ -317,57 +293,56 @@ int main(int argc, char** argv) {
   }
   if (profile_path.empty()) fail(std::string("no profile given\n") + usage);
 
-  std::ifstream in(profile_path);
-  if (!in) fail("cannot read '" + profile_path + "'", 1);
-  const json profile = json::parse(in, nullptr, false);
-  if (profile.is_discarded() || !profile.contains("sites") || !profile["sites"].is_array())
-    fail("'" + profile_path + "' is not a selfsched profile (written with SELFSCHED_PROFILE=path)", 1);
+  std::string why;
+  const std::optional<nlohmann::json> document = selfsched::omp::read_json_file(profile_path, why);
+  if (!document) fail(why + "; expected a profile written with SELFSCHED_PROFILE=path");
+  const std::optional<selfsched::report::profile> profile = selfsched::report::parse_profile(*document, why);
+  if (!profile) fail(profile_path + " is not a selfsched profile: " + why);
   if (out_dir.empty()) {
     std::filesystem::path p(profile_path);
     out_dir = (p.parent_path() / (p.stem().string() + "-charts")).string();
   }
 
-  std::printf("%s: VP from %s\n", profile_path.c_str(), profile.value("powers_from", "?").c_str());
+  std::printf("%s: VP from %s\n", profile_path.c_str(), profile->powers_from.c_str());
   int shown = 0;
-  for (const json& site : profile["sites"]) {
-    const json& loops = site["loops"];
+  for (const site_record& site : profile->sites) {
+    const std::vector<loop_record>& loops = site.loops;
     if (loops.empty()) continue;
-    const std::string where = site.value("site", "?"), function = site.value("function", "");
     // Which instances of this site to show.
-    std::vector<const json*> chosen;
+    std::vector<const loop_record*> chosen;
     const auto longest = [&] {
-      const json* best = &loops[0];
-      for (const json& l : loops)
-        if (l.value("makespan_s", 0.0) > best->value("makespan_s", 0.0)) best = &l;
+      const loop_record* best = &loops[0];
+      for (const loop_record& l : loops)
+        if (l.makespan_s > best->makespan_s) best = &l;
       return best;
     };
     if (all) {
-      for (const json& l : loops) chosen.push_back(&l);
+      for (const loop_record& l : loops) chosen.push_back(&l);
     } else if (wanted.empty()) {
       chosen.push_back(longest());
     } else {
       for (const selection& s : wanted) {
-        if (where.find(s.site) == std::string::npos && function.find(s.site) == std::string::npos) continue;
+        if (site.site.find(s.site) == std::string::npos && site.function.find(s.site) == std::string::npos) continue;
         if (s.instance < 0) chosen.push_back(longest());
-        for (const json& l : loops)
-          if (s.instance >= 0 && l.value("instance", -1) == s.instance) chosen.push_back(&l);
+        for (const loop_record& l : loops)
+          if (s.instance >= 0 && l.instance == s.instance) chosen.push_back(&l);
       }
     }
     if (chosen.empty()) continue;
-    std::printf("\n%s%s%s: %lld instance(s), mean makespan %.6f s\n", where.c_str(), function.empty() ? "" : " in ",
-                function.c_str(), site.value("instances", 0LL), site.value("mean_makespan_s", 0.0));
-    for (const json* loop : chosen) {
+    std::printf("\n%s%s%s: %lld instance(s), mean makespan %.6f s\n", site.site.c_str(),
+                site.function.empty() ? "" : " in ", site.function.c_str(), site.instances, site.mean_makespan_s);
+    for (const loop_record* loop : chosen) {
       print_loop(*loop);
       ++shown;
       if (!charts) continue;
       std::error_code ec;
       std::filesystem::create_directories(out_dir, ec);
       if (ec) fail("cannot create --out '" + out_dir + "': " + ec.message(), 1);
-      const std::string stem = file_stem(where) + "-i" + std::to_string(loop->value("instance", 0));
+      const std::string stem = file_stem(site.site) + "-i" + std::to_string(loop->instance);
       const std::filesystem::path busy = std::filesystem::path(out_dir) / (stem + "-busy.svg");
       if (!busy_chart(site, *loop, busy)) fail("cannot write " + busy.string(), 1);
       std::string written = busy.string();
-      if (loop->contains("chunks")) {
+      if (loop->has_chunks) {
         const std::filesystem::path gantt = std::filesystem::path(out_dir) / (stem + "-gantt.svg");
         if (!gantt_chart(site, *loop, gantt)) fail("cannot write " + gantt.string(), 1);
         written = gantt.string() + " " + written;
@@ -379,4 +354,13 @@ int main(int argc, char** argv) {
   }
   if (shown == 0) fail(wanted.empty() ? "the profile holds no loop" : "no loop matches --loop", 1);
   return 0;
+}
+
+// No exception leaves the tool: whatever escapes is one line and status 2.
+int main(int argc, char** argv) {
+  try {
+    return report(argc, argv);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
 }

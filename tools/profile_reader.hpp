@@ -1,0 +1,54 @@
+// The profile libselfsched writes (SELFSCHED_PROFILE, omp_ext/src/profile.cpp),
+// read back into plain structs with every field type- and range-checked, so
+// that selfsched-report never meets a surprise: a tampered or truncated
+// profile is refused with the field that is wrong, never shown as negative
+// counts and never an exception.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace selfsched::report {
+
+struct thread_record {
+  long long thread = 0, cpu = -1;  // cpu -1: unknown
+  double power = 1, mean_queue = 1;
+  long long iterations = 0, chunks = 0;
+  double busy_s = 0, scheduling_s = 0, wait_s = 0;  // wait may dip below 0 by clock skew
+};
+
+struct chunk_record {
+  long long thread = 0, start = 0, size = 0;
+  double begin_s = 0, end_s = 0;
+};
+
+struct loop_record {
+  long long instance = 0, n = 0, p = 1;
+  std::string technique;
+  double makespan_s = 0, max_over_mean = 1, cov = 0, percent_imbalance = 0, scheduling_s = 0;
+  std::vector<thread_record> threads;  // sorted by thread number
+  bool has_chunks = false;             // written with SELFSCHED_PROFILE_CHUNKS=1
+  std::vector<chunk_record> chunks;
+};
+
+struct site_record {
+  std::string site, function;
+  long long instances = 0;
+  double mean_makespan_s = 0;
+  std::vector<loop_record> loops;
+};
+
+struct profile {
+  std::string powers_from = "?";
+  std::vector<site_record> sites;
+};
+
+// `document` as a profile, or nullopt and why: the first wrong field by its
+// path in the document ("sites[0].loops[2].n"), what it holds and what was
+// expected. No exception leaves it.
+std::optional<profile> parse_profile(const nlohmann::json& document, std::string& why) noexcept;
+
+}  // namespace selfsched::report
