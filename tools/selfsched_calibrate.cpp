@@ -16,6 +16,7 @@
 // homogeneous machine stores exactly 1 everywhere and the techniques keep
 // their exact integer forms.
 #include <algorithm>
+#include <exception>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -93,7 +94,7 @@ std::string utc_now() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   std::string output;
   int repeat = 5;
   double millis = 50, tolerance = 0.05;
@@ -187,4 +188,13 @@ int main(int argc, char** argv) {
   if (!write_sia(output, info, error)) fail(error, 1);
   std::printf("written to %s\n", output.c_str());
   return 0;
+}
+
+// No exception leaves the tool: whatever escapes is one line and status 2.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
 }

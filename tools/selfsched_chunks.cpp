@@ -80,7 +80,7 @@ std::vector<double> parse_reals(std::string_view option, std::string_view list) 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   std::string technique_name;
   loop_params lp;
   bool have_n = false, have_p = false, sizes_only = false;
@@ -171,4 +171,13 @@ int main(int argc, char** argv) {
     if (sizes_only) std::cout << line << '\n';
   }
   return 0;
+}
+
+// No exception leaves the tool: whatever escapes is one line and status 2.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
 }

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace selfsched::omp {
 
 struct core_measurement {
@@ -39,9 +41,15 @@ struct system_information {
 // $HOME/.cache/selfsched/sia.json; "" when none can be formed or it is "off".
 std::string sia_path(const std::string& setting);
 
-// The entry for `signature`, or nullopt and why not (no file, another
-// machine, a malformed entry).
-std::optional<system_information> read_sia(const std::string& path, const std::string& signature, std::string& why);
+// The entry for `signature`, or nullopt and why not. `malformed` tells a
+// file that is wrong (unreadable, not JSON, a field of the wrong type or
+// range: worth a message always) from one that is merely absent or has no
+// entry for this machine (a cluster's shared home). No exception leaves it.
+std::optional<system_information> read_sia(const std::string& path, const std::string& signature, std::string& why,
+                                           bool& malformed) noexcept;
+// The same for a file already read (`path` names it in messages).
+std::optional<system_information> parse_sia(const nlohmann::json& file, const std::string& path,
+                                            const std::string& signature, std::string& why, bool& malformed) noexcept;
 
 // Adds or replaces info.machine's entry, keeping the other machines'.
 // Creates the directory; replaces the file atomically.

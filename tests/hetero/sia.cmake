@@ -36,6 +36,29 @@ endforeach()
 if(NOT fastest EQUAL 1)
   message(FATAL_ERROR "the fastest core must have vp 1, has ${fastest}:\n${text}")
 endif()
+# A wrong entry is named always, without SELFSCHED_VERBOSE, and the run goes
+# on with powers from the CPU kinds; a missing file is said only when asked.
+function(expect_message file expected)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env SELFSCHED_SIA=${file} SELFSCHED_VERBOSE=
+    SELFSCHED_PROFILE=${WORK}/sia_profile_exit.json ${POWERS} ${WORK}/sia_profile.json --source-not "SIA file"
+    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  string(REGEX MATCHALL "selfsched: " said "${err}")
+  list(LENGTH said lines)
+  if(NOT rc EQUAL 0 OR (expected STREQUAL "" AND NOT lines EQUAL 0) OR
+     (NOT expected STREQUAL "" AND (NOT lines EQUAL 1 OR NOT err MATCHES "${expected}")))
+    message(FATAL_ERROR "SELFSCHED_SIA=${file}: expected exit 0 and ${lines} message(s) matching '${expected}', got ${rc}:\n${err}")
+  endif()
+endfunction()
+string(JSON wrong SET "${text}" machines "${machine}" cores 0 vp -1)
+file(WRITE ${WORK}/sia_negative_vp.json "${wrong}")
+expect_message(${WORK}/sia_negative_vp.json "cores\\[0\\]\\.vp: -1; valid: 0 < vp <= 1; thread powers from the CPU kinds")
+string(JSON wrong SET "${text}" machines "${machine}" cores 0 pus "[\"zero\"]")
+file(WRITE ${WORK}/sia_pu_as_string.json "${wrong}")
+expect_message(${WORK}/sia_pu_as_string.json "cores\\[0\\]\\.pus: \"zero\" is not an OS index of a PU")
+file(WRITE ${WORK}/sia_not_json.json "{\"machines\": {")
+expect_message(${WORK}/sia_not_json.json "sia_not_json.json is not valid JSON")
+expect_message(${WORK}/sia_missing.json "")
+
 if(cores LESS 2)
   message("skipped: one core; nothing to weigh")
   return()
