@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "auto_cache_file.hpp"
 #include "files.hpp"
 #include "settings.hpp"
 #include "sites.hpp"
@@ -107,36 +108,6 @@ bool key_of(loop_site site, std::string& binary, std::string& offset) {
   return true;
 }
 
-// A site's entry as the file holds it, or false (and why) when malformed.
-bool parse_entry(const json& entry, std::vector<auto_estimate>& estimates, double& team_rate, int& runs,
-                 std::string& why) {
-  if (!entry.is_object()) return why = "a site is not an object", false;
-  const auto rate = entry.find("team_rate");
-  const auto count = entry.find("runs");
-  const auto list = entry.find("estimates");
-  if (rate == entry.end() || !rate->is_number() || !(rate->get<double>() >= 0))
-    return why = "'team_rate' is not a number >= 0", false;
-  if (count == entry.end() || !count->is_number_integer() || count->get<std::int64_t>() < 0)
-    return why = "'runs' is not an integer >= 0", false;
-  if (list == entry.end() || !list->is_array() || list->size() > 4096)
-    return why = "'estimates' is not an array of at most 4096 threads", false;
-  for (const json& e : *list) {
-    if (!e.is_array() || e.size() != 4) return why = "an estimate is not [busy_s, iterations, claim_s, largest_chunk]", false;
-    for (const json& x : e)
-      if (!x.is_number() || !(x.get<double>() >= 0) || x.get<double>() > 1e18)
-        return why = "an estimate holds a value that is not a finite number >= 0", false;
-    auto_estimate a;
-    a.busy_seconds = e[0].get<double>();
-    a.iterations = e[1].get<double>();
-    a.claim_seconds = e[2].get<double>();
-    a.largest_size = static_cast<iter_t>(e[3].get<double>());
-    estimates.push_back(a);
-  }
-  team_rate = rate->get<double>();
-  runs = static_cast<int>(std::min<std::int64_t>(count->get<std::int64_t>(), 1'000'000));
-  return true;
-}
-
 void write_merged() {
   cache& c = the_cache();
   std::lock_guard guard(c.lock);
@@ -208,8 +179,7 @@ void load(cache& c) {
       warn("SELFSCHED_AUTO_CACHE: %s; auto starts afresh and the file is replaced at exit", why.c_str());
     return;
   }
-  if (!file->is_object() || file->value("selfsched_auto_cache", 0) != 1 || !file->contains("binaries") ||
-      !(*file)["binaries"].is_object()) {
+  if (!is_auto_cache(*file)) {
     warn("SELFSCHED_AUTO_CACHE: %s is not a selfsched auto cache (no \"selfsched_auto_cache\": 1 and "
          "\"binaries\" object); auto starts afresh and the file is replaced at exit", c.path.c_str());
     return;
@@ -234,7 +204,7 @@ bool seed_from_auto_cache(site_state& state, loop_site site) {
     double team_rate = 0;
     int runs = 0;
     std::string why;
-    if (!parse_entry(*entry, estimates, team_rate, runs, why)) {
+    if (!parse_site_entry(*entry, estimates, team_rate, runs, why)) {
       static bool said = false;
       if (!std::exchange(said, true))
         warn("SELFSCHED_AUTO_CACHE: %s, site %s of binary %s: %s; that site starts afresh", c.path.c_str(),

@@ -46,6 +46,17 @@ std::optional<nlohmann::json> read_json_file(const std::string& path, std::strin
     close(fd);
     if (!regular) return why = path + " is not a regular file", std::nullopt;
     if (!small) return why = path + " is larger than " + std::to_string(largest_read_bytes >> 20) + " MiB", std::nullopt;
+    return parse_json_text(text, path, why);
+  } catch (const std::exception& e) {  // allocation failure
+    return why = path + ": " + e.what(), std::nullopt;
+  }
+}
+
+std::optional<nlohmann::json> parse_json_text(std::string_view text, const std::string& name,
+                                              std::string& why) noexcept {
+  try {
+    if (text.size() > largest_read_bytes)
+      return why = name + " is larger than " + std::to_string(largest_read_bytes >> 20) + " MiB", std::nullopt;
     bool too_deep = false;
     nlohmann::json parsed = nlohmann::json::parse(
         text,
@@ -54,11 +65,11 @@ std::optional<nlohmann::json> read_json_file(const std::string& path, std::strin
           return !too_deep;
         },
         /*allow_exceptions=*/false);
-    if (too_deep) return why = path + " nests deeper than " + std::to_string(deepest_json) + " levels", std::nullopt;
-    if (parsed.is_discarded()) return why = path + " is not valid JSON", std::nullopt;
+    if (too_deep) return why = name + " nests deeper than " + std::to_string(deepest_json) + " levels", std::nullopt;
+    if (parsed.is_discarded()) return why = name + " is not valid JSON", std::nullopt;
     return parsed;
   } catch (const std::exception& e) {  // allocation failure
-    return why = path + ": " + e.what(), std::nullopt;
+    return why = name + ": " + e.what(), std::nullopt;
   }
 }
 

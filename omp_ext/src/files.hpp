@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,10 @@ constexpr int deepest_json = 32;                        // nesting levels
 // file): only a regular file of at most largest_read_bytes, nested at most
 // deepest_json levels. No exception leaves it.
 std::optional<nlohmann::json> read_json_file(const std::string& path, std::string& why) noexcept;
+
+// The same checks on text already read (`name` names it in `why`).
+std::optional<nlohmann::json> parse_json_text(std::string_view text, const std::string& name,
+                                              std::string& why) noexcept;
 
 // Replaces `path` with `content`: the parent directories are made (mode
 // 0700), the content goes to a new temporary in the same directory

@@ -143,6 +143,12 @@ const char* setting_value(const char* name) {
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
+std::string parse_setting(std::string_view name, std::string_view value, settings& s) {
+  for (const setting_row<settings>& r : table)
+    if (name == r.name) return r.parse(value, s);
+  return "'" + std::string(name) + "' is not a selfsched setting";
+}
+
 const settings& current_settings() {
   static const settings s = read_setting_rows(table);
   return s;

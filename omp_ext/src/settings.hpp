@@ -39,6 +39,10 @@ struct settings {
 // Read once (first call, or the library constructor), never per chunk.
 const settings& current_settings();
 
+// One variable's value as the table reads it into `s`: "" or why not (a
+// name that is not in the table included). For tests and the fuzzer.
+std::string parse_setting(std::string_view name, std::string_view value, settings& s);
+
 // Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true).
 void display_settings(const char* active_schedule);
 
