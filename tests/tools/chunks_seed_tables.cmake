@@ -41,6 +41,9 @@ expect_error("chunk 'x'" --technique gss,x --n 10 --p 2)
 expect_error("--p '100000000' is not an integer in [1, 4096]" --technique ss --n 1000 --p 100000000)
 expect_error("--instances '1000000' is not an integer in [1, 100000]" --technique ss --n 10 --p 2 --instances 1000000)
 expect_error("'w-w-gss' names more than one mechanism prefix" --technique w-w-gss --n 10 --p 2)
+string(REPEAT "0," 4999 long_order)
+expect_error("--order has 5000 values; at most 4096" --technique ss --n 10 --p 2 --order ${long_order}0)
+expect_error("--order '4096' is not an integer in [0, 4095]" --technique ss --n 10 --p 2 --order 0,4096)
 
 # awf learns between instances (one history across --instances): worker 1 is
 # twice as slow, so from the second instance on worker 0's chunks are twice
