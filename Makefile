@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick demo matrix bench bench-omp libomp-release install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp libomp-release install clean
 
 all: build
 
@@ -46,6 +46,14 @@ sanitize-thread:
 # CI's short pass: the ASan+UBSan build, then the core, tool and OpenMP tests.
 sanitize-quick:
 	$(MAKE) sanitize-address CTEST_ARGS='-E "^(examples|hetero|matrix|install|mpi)\." $(CTEST_ARGS)'
+
+# The parsers of outside input under libFuzzer (tests/fuzz/), FUZZ_SECONDS
+# each (about a minute in all), in their own instrumented build directory.
+FUZZ_SECONDS ?= 12
+fuzz: deps
+	$(MAKE) configure BUILD=build-fuzz CMAKE_FLAGS='$(CMAKE_FLAGS) -DSELFSCHED_FUZZ=ON -DSELFSCHED_BUILD_BENCHMARKS=OFF'
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 # Builds only what the demo runs: a first build takes minutes less than `make build`.
 demo: deps configure
