@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -8,6 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <vector>
+
+#include <sys/auxv.h>
+#include <unistd.h>
 
 namespace selfsched::omp {
 
@@ -159,6 +164,46 @@ void display_settings(const char* active_schedule) {
   std::fprintf(stderr, "  active technique for schedule(runtime) = '%s'\n", active_schedule);
   print_setting_rows(table);
   std::fprintf(stderr, "SELFSCHED DISPLAY ENVIRONMENT END\n\n");
+}
+
+namespace {
+
+// Levenshtein distance, capped: beyond `cap` the exact value does not matter.
+std::size_t edits_between(std::string_view a, std::string_view b, std::size_t cap) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > cap) return cap + 1;
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void report_misspelt_settings(const std::vector<std::string_view>& valid) {
+  if (getauxval(AT_SECURE) != 0) return;  // as secure_getenv: the environment is not ours to read
+  constexpr std::string_view prefix = "SELFSCHED_";
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view variable = *entry;
+    const std::string_view name = variable.substr(0, variable.find('='));
+    if (name.substr(0, prefix.size()) != prefix || std::find(valid.begin(), valid.end(), name) != valid.end())
+      continue;
+    std::string_view closest;
+    std::size_t fewest = 3;
+    for (const std::string_view candidate : valid)
+      if (const std::size_t edits = edits_between(name, candidate, 2); edits < fewest)
+        fewest = edits, closest = candidate;
+    if (!closest.empty())
+      warn("%.*s is not a selfsched setting and is ignored; did you mean %.*s?", static_cast<int>(name.size()),
+           name.data(), static_cast<int>(closest.size()), closest.data());
+  }
 }
 
 void warn(const char* format, ...) {

@@ -57,6 +57,11 @@ std::string parse_bool(std::string_view v, bool& out);
 std::string parse_real(std::string_view v, double& out, double lowest, bool inclusive);
 std::string parse_count(std::string_view v, std::int64_t& out);
 
+// Variables in the environment that start with SELFSCHED_, are not in
+// `valid`, and are within two edits of one that is (a misspelling, not
+// another program's variable): each said once, with the valid name.
+void report_misspelt_settings(const std::vector<std::string_view>& valid);
+
 // One line on stderr prefixed "selfsched: "; at most a few dozen per process.
 void warn(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
@@ -74,6 +79,11 @@ struct setting_row {
 // `report`) by name and value, and the row's default stays.
 template <typename S, std::size_t N>
 S read_setting_rows(const setting_row<S> (&rows)[N], bool report = true) {
+  if (report) {
+    std::vector<std::string_view> names;
+    for (const setting_row<S>& r : rows) names.push_back(r.name);
+    report_misspelt_settings(names);
+  }
   S s;
   for (const setting_row<S>& r : rows) {
     const char* value = setting_value(r.name);

@@ -61,6 +61,14 @@ if(NOT err MATCHES "SELFSCHED_OVERRIDE=',' is invalid \\(it names no schedule; v
   message(FATAL_ERROR "SELFSCHED_OVERRIDE=, must be named with the choices: ${err}")
 endif()
 
+# A misspelt variable is named with the one meant; another program's
+# SELFSCHED_* variable, far from every setting, is left alone.
+run_plain(out err OMP_SCHEDULE=fss SELFSCHED_SHEDULE=gss SELFSCHED_EXAMPLE_SLOWDOWN=1)
+if(NOT err MATCHES "SELFSCHED_SHEDULE is not a selfsched setting and is ignored; did you mean SELFSCHED_SCHEDULE\\?"
+   OR err MATCHES "SELFSCHED_EXAMPLE_SLOWDOWN")
+  message(FATAL_ERROR "SELFSCHED_SHEDULE must be named with SELFSCHED_SCHEDULE, and nothing else: ${err}")
+endif()
+
 run_plain(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true)
 if(NOT err MATCHES "SELFSCHED DISPLAY ENVIRONMENT BEGIN" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true must print the settings: ${err}")
