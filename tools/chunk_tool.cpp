@@ -13,7 +13,7 @@ const char* const usage =
     "usage: selfsched-chunks --technique NAME --n N --p P [--min K] [--max K]\n"
     "                        [--weights w1,...,wp] [--queue q1,...,qp] [--order i,j,...]\n"
     "                        [--times t1,...,tp] [--mu X] [--sigma X] [--overhead X]\n"
-    "                        [--seed S] [--instances K] [--sizes]\n"
+    "                        [--seed S] [--instances K] [--sizes] [--help] [--version]\n"
     "--p is at most 4096 and --instances at most 100000.\n"
     "--instances K runs the loop K times with one adaptive history (awf learns between\n"
     "instances); each instance prints its own line with --sizes, else lines start with it.\n";

@@ -38,7 +38,8 @@ using namespace selfsched::omp;
 constexpr const char* kernel_name = "fp64 quadratic map, 4 lanes (selfsched-calibrate 1)";
 
 constexpr const char* usage =
-    "usage: selfsched-calibrate [--output PATH] [--repeat N] [--millis MS] [--tolerance T] [--dry-run]\n"
+    "usage: selfsched-calibrate [--output PATH] [--repeat N] [--millis MS] [--tolerance T] [--dry-run] [--help]\n"
+    "                           [--version]\n"
     "  --output PATH   system information file to update (default: $SELFSCHED_SIA, else\n"
     "                  $XDG_CACHE_HOME/selfsched/sia.json, else ~/.cache/selfsched/sia.json)\n"
     "  --repeat N      timings per core, the best counts (default 5)\n"
@@ -111,8 +112,9 @@ static int run(int argc, char** argv) {
     else if (option == "--tolerance") tolerance = parse_number(option, value(), 0.0, 1.0);
     else if (option == "--dry-run") dry_run = true;
     else if (option == "--help" || option == "-h") return std::cout << usage, 0;
+    else if (option == "--version") return std::cout << "selfsched-calibrate " SELFSCHED_VERSION "\n", 0;
     else fail("unknown option '" + std::string(option) + "'; valid: --output, --repeat, --millis, --tolerance, "
-              "--dry-run, --help");
+              "--dry-run, --help, --version");
   }
   if (output.empty()) {
     const char* setting = std::getenv("SELFSCHED_SIA");

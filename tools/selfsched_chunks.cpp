@@ -23,7 +23,10 @@ using namespace selfsched;
 using namespace selfsched::chunk_tool;
 
 int run(int argc, char** argv) {
-  const run_options options = parse_options(std::vector<std::string_view>(argv + 1, argv + argc));
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  for (std::string_view arg : args)
+    if (arg == "--version") return std::cout << "selfsched-chunks " SELFSCHED_VERSION "\n", 0;
+  const run_options options = parse_options(args);
   if (options.help) return std::cout << usage, 0;
   std::string line;
   int line_instance = 0;

@@ -39,7 +39,8 @@ using selfsched::report::site_record;
 using selfsched::report::thread_record;
 
 constexpr const char* usage =
-    "usage: selfsched-report [--loop SITE[#INSTANCE]]... [--all] [--out DIR] [--no-charts] profile.json\n"
+    "usage: selfsched-report [--loop SITE[#INSTANCE]]... [--all] [--out DIR] [--no-charts] [--help] [--version]\n"
+    "                        profile.json\n"
     "  --loop SITE[#K]  loops whose site (file:line) or function contains SITE: instance K, else the\n"
     "                   longest one (repeatable; default: the longest instance of every site)\n"
     "  --all            every instance kept in the profile\n"
@@ -286,8 +287,9 @@ static int report(int argc, char** argv) {
     else if (option == "--out") out_dir = value();
     else if (option == "--no-charts") charts = false;
     else if (option == "--help" || option == "-h") return std::cout << usage, 0;
+    else if (option == "--version") return std::cout << "selfsched-report " SELFSCHED_VERSION "\n", 0;
     else if (!option.empty() && option[0] == '-')
-      fail("unknown option '" + std::string(option) + "'; valid: --loop, --all, --out, --no-charts, --help");
+      fail("unknown option '" + std::string(option) + "'; valid: --loop, --all, --out, --no-charts, --help, --version");
     else if (profile_path.empty()) profile_path = option;
     else fail("one profile at a time; got '" + profile_path + "' and '" + std::string(option) + "'");
   }

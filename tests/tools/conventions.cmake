@@ -1,0 +1,36 @@
+# Every tool follows the conventions of the command line: --help on stdout
+# with status 0, --version, a bad option on stderr with status 2 (mpirun's
+# own for selfsched-mpirun, which passes it on), and
+# selfsched-run takes the program without "--" as env, nice and taskset do.
+#
+#   cmake -DBIN=dir -DPROGRAM=omp_plain_program -DVERSION=x.y.z -P conventions.cmake
+foreach(tool selfsched-run selfsched-mpirun selfsched-chunks selfsched-report selfsched-calibrate)
+  if(NOT EXISTS ${BIN}/${tool})
+    continue()  # selfsched-mpirun without MPI
+  endif()
+  execute_process(COMMAND ${BIN}/${tool} --help OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^usage: ${tool} " OR NOT err STREQUAL "")
+    message(FATAL_ERROR "${tool} --help: expected the usage on stdout and status 0, got ${rc}:\n${out}\n${err}")
+  endif()
+  execute_process(COMMAND ${BIN}/${tool} --version OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out STREQUAL "${tool} ${VERSION}\n")
+    message(FATAL_ERROR "${tool} --version: expected '${tool} ${VERSION}', got ${rc}: ${out}")
+  endif()
+  # selfsched-mpirun hands options it does not know to mpirun, which refuses them.
+  set(status 2)
+  if(tool STREQUAL "selfsched-mpirun")
+    set(status 1)
+  endif()
+  execute_process(COMMAND ${BIN}/${tool} --bogus-option OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL status OR NOT err MATCHES "--bogus-option" OR NOT out STREQUAL "")
+    message(FATAL_ERROR "${tool} --bogus-option: expected a message on stderr and status 2, got ${rc}:\n${out}\n${err}")
+  endif()
+endforeach()
+
+foreach(separator "" "--")
+  execute_process(COMMAND ${BIN}/selfsched-run --schedule fss ${separator} ${PROGRAM} 2000
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "wrong=0")
+    message(FATAL_ERROR "selfsched-run --schedule fss ${separator} PROGRAM: exit ${rc}\n${out}\n${err}")
+  endif()
+endforeach()
