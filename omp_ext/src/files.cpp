@@ -73,6 +73,26 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, const std::
   }
 }
 
+bool can_write_file(const std::string& path, std::string& why) noexcept {
+  try {
+    const auto parent_of = [](const std::string& p) -> std::string {
+      const std::size_t slash = p.find_last_of('/');
+      return slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+    };
+    std::string dir = parent_of(path);
+    struct stat st {};
+    while (stat(dir.c_str(), &st) != 0) {  // write_file_atomically makes the missing ones
+      if (errno != ENOENT) return why = error_text("cannot reach", dir), false;
+      dir = parent_of(dir);
+    }
+    if (!S_ISDIR(st.st_mode)) return why = dir + " is not a directory", false;
+    if (access(dir.c_str(), W_OK | X_OK) != 0) return why = error_text("cannot write in", dir), false;
+    return true;
+  } catch (const std::exception& e) {  // allocation failure
+    return why = e.what(), false;
+  }
+}
+
 bool write_file_atomically(const std::string& path, const std::string& content, mode_t mode,
                            std::string& why) noexcept {
   try {

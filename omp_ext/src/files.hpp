@@ -36,6 +36,11 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, const std::
 bool write_file_atomically(const std::string& path, const std::string& content, mode_t mode,
                            std::string& why) noexcept;
 
+// Could write_file_atomically write `path` now? Its nearest existing
+// directory must be one we may write and enter. false and why otherwise.
+// For a check at start, so that a long job learns early, not at exit.
+bool can_write_file(const std::string& path, std::string& why) noexcept;
+
 // $XDG_CACHE_HOME/selfsched/NAME, else $HOME/.cache/selfsched/NAME; `setting`
 // when given (a leading ~/ is the home directory), "" for "off" or when no
 // path can be formed.

@@ -233,5 +233,8 @@ int selfsched_write_profile(const char* path) {
 namespace {
 // Before main and before libomp reads its environment (lazily, at the first
 // OpenMP construct): take OMP_SCHEDULE values that name our techniques.
-__attribute__((constructor)) void selfsched_load() { so::choose_technique_from_environment(); }
+__attribute__((constructor)) void selfsched_load() {
+  so::choose_technique_from_environment();
+  so::check_profile_path();
+}
 }  // namespace

@@ -149,6 +149,16 @@ std::string profile_path_for_process(const std::string& pattern, const char* (*e
   return path;
 }
 
+void check_profile_path() {
+  if (current_settings().profile_path.empty()) return;
+  const std::string path = profile_path_for_process(
+      current_settings().profile_path, [](const char* name) -> const char* { return std::getenv(name); }, getpid());
+  std::string why;
+  if (!can_write_file(path, why))
+    warn("SELFSCHED_PROFILE=%s: %s; the profile cannot be written there", current_settings().profile_path.c_str(),
+         why.c_str());
+}
+
 bool profiling() {
   static const bool on = [] {
     if (current_settings().profile_path.empty()) return false;

@@ -60,6 +60,9 @@ struct thread_probe {
 std::pair<std::string, std::string> describe_site(loop_site site);
 
 bool profiling();  // SELFSCHED_PROFILE set
+
+// At start: says now, not at exit, when the profile could not be written.
+void check_profile_path();
 bool profiling_chunks();
 
 // A new instance of the loop at `site` (called by the thread setting it up).

@@ -121,3 +121,16 @@ TEST_F(Files, SaysWhyAWriteFailedEvenAsRoot) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Files, TellsAtStartWhetherAFileCouldBeWritten) {
+  std::string why;
+  EXPECT_TRUE(selfsched::omp::can_write_file(path("not/yet/made/profile.json"), why)) << why;
+  std::ofstream(path("plain")) << "x";
+  EXPECT_FALSE(selfsched::omp::can_write_file(path("plain/profile.json"), why));
+  EXPECT_NE(why.find("plain is not a directory"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(path("not")));  // a check writes nothing
+}
+
+}  // namespace

@@ -61,6 +61,14 @@ if(NOT err MATCHES "SELFSCHED_OVERRIDE=',' is invalid \\(it names no schedule; v
   message(FATAL_ERROR "SELFSCHED_OVERRIDE=, must be named with the choices: ${err}")
 endif()
 
+# A profile that cannot be written is said at start, not only at exit (a
+# long job learns it before it ends).
+file(WRITE ${WORK}/a_file "not a directory")
+run_plain(out err OMP_SCHEDULE=fss SELFSCHED_PROFILE=${WORK}/a_file/profile.json)
+if(NOT err MATCHES "SELFSCHED_PROFILE=[^:]*a_file/profile.json: [^\n]*a_file is not a directory; the profile cannot be written there")
+  message(FATAL_ERROR "an unwritable SELFSCHED_PROFILE must be named at start: ${err}")
+endif()
+
 # A misspelt variable is named with the one meant; another program's
 # SELFSCHED_* variable, far from every setting, is left alone.
 run_plain(out err OMP_SCHEDULE=fss SELFSCHED_SHEDULE=gss SELFSCHED_EXAMPLE_SLOWDOWN=1)
