@@ -3,8 +3,10 @@
 // until it returns 0, then (clang >= 18) dispatch_deinit. Loops selfsched does
 // not own go to libomp untouched.
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "doacross.hpp"
@@ -236,5 +238,8 @@ namespace {
 __attribute__((constructor)) void selfsched_load() {
   so::choose_technique_from_environment();
   so::check_profile_path();
+  // Without OMPT libomp never calls our tool, where the settings are shown.
+  if (const char* tool = std::getenv("OMP_TOOL"); tool != nullptr && std::string_view(tool) == "disabled")
+    so::display_settings_if_asked();
 }
 }  // namespace

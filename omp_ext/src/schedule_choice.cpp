@@ -105,10 +105,15 @@ void choose_technique_from_environment() {
       unsetenv("OMP_SCHEDULE");
     }
   }
-  if (s.display_env) {
+}
+
+void display_settings_if_asked() {
+  static std::once_flag once;
+  if (!current_settings().display_env) return;
+  std::call_once(once, [] {
     const active_schedule* a = active_technique();
     display_settings(a ? a->text.c_str() : "none (libomp's run-sched-var)");
-  }
+  });
 }
 
 }  // namespace selfsched::omp

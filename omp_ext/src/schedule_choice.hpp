@@ -38,4 +38,9 @@ const active_schedule* auto_schedule();
 // our names. Runs from the library constructor.
 void choose_technique_from_environment();
 
+// SELFSCHED_DISPLAY_ENV: the settings, once per process, where OpenMP
+// starts (as libomp prints OMP_DISPLAY_ENV), not in every process the
+// library is preloaded into (a shell, timeout).
+void display_settings_if_asked();
+
 }  // namespace selfsched::omp

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "schedule_choice.hpp"
 #include "tsan.hpp"
 
 namespace selfsched::omp {
@@ -270,6 +271,7 @@ __attribute__((constructor)) void chain_tools_named_for_libomp() {
 
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
 extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {
+  selfsched::omp::display_settings_if_asked();  // libomp starts here, once per process
   static ompt_start_tool_result_t result{selfsched::omp::initialize_tool, selfsched::omp::finalize_tool, {}};
   return &result;
 }

@@ -81,6 +81,13 @@ run_plain(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true)
 if(NOT err MATCHES "SELFSCHED DISPLAY ENVIRONMENT BEGIN" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true must print the settings: ${err}")
 endif()
+# Once, by the process that runs OpenMP, not by the shell that starts it.
+run_preloaded(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true sh -c "'${PROGRAM}' 2000")
+string(REGEX MATCHALL "SELFSCHED DISPLAY ENVIRONMENT BEGIN" shown "${err}")
+list(LENGTH shown times)
+if(NOT times EQUAL 1)
+  message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true under a shell: printed ${times} times, expected once:\n${err}")
+endif()
 
 # selfsched-run sets the same variables for the user.
 execute_process(COMMAND ${RUN} --schedule tss --profile ${WORK}/run_profile.json -- ${PROGRAM} 5000
