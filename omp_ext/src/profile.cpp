@@ -251,7 +251,9 @@ bool write_profile(const char* path, std::string* why) {
                                 {"mean_queue", t.requests > 0 ? t.queue_sum / static_cast<double>(t.requests) : 1.0},
                                 {"iterations", t.iterations}, {"chunks", t.chunks},
                                 {"busy_s", t.busy_ns * 1e-9}, {"scheduling_s", t.scheduling_ns * 1e-9},
-                                {"wait_s", b.makespan_s - (t.busy_ns + t.scheduling_ns) * 1e-9}});
+                                // The rest of the makespan; the threads' clocks may disagree
+                                // by nanoseconds, which must not show as negative waiting.
+                                {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns) * 1e-9)}});
         json loop = {{"instance", r->instance}, {"technique", r->technique}, {"n", r->n}, {"p", r->p},
                      {"makespan_s", b.makespan_s}, {"mean_busy_s", b.mean_busy_s}, {"max_busy_s", b.max_busy_s},
                      {"imbalance_max_over_mean", b.max_over_mean}, {"imbalance_cov", b.cov},

@@ -29,6 +29,15 @@ endforeach()
 
 # One bar per chunk of the loop, one bar per thread and part.
 file(READ ${profile} text)
+# No thread waits a negative time (the threads' clocks differ by nanoseconds).
+string(JSON threads LENGTH "${text}" sites 0 loops 0 threads)
+math(EXPR last_thread "${threads} - 1")
+foreach(t RANGE ${last_thread})
+  string(JSON wait GET "${text}" sites 0 loops 0 threads ${t} wait_s)
+  if(wait MATCHES "^-")
+    message(FATAL_ERROR "thread ${t} waited ${wait} s")
+  endif()
+endforeach()
 string(JSON chunks LENGTH "${text}" sites 0 loops 0 chunks)
 file(GLOB gantt ${charts}/*-gantt.svg)
 file(GLOB busy ${charts}/*-busy.svg)
