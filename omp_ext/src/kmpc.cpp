@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <set>
 #include <string_view>
 #include <type_traits>
 
@@ -45,6 +47,39 @@ bool served_kind(int schedule) {
                          "has its own); schedule(runtime) loops run with libomp's schedule");
 }
 
+// SELFSCHED_VERBOSE: which loop went to libomp and why, once per loop site.
+// Cold and off the claim path: a forwarded loop's init pays one test.
+enum class forwarded_because { written, no_team, no_technique, too_long };
+
+[[gnu::cold, gnu::noinline]] void explain_forwarded(loop_site site, int schedule, forwarded_because because) {
+  static std::mutex lock;
+  static std::set<std::pair<const void*, const void*>> said;
+  {
+    std::lock_guard guard(lock);
+    if (said.size() > 4096 || !said.insert({site.ident, site.call}).second) return;
+  }
+  const int kind = sched::without_modifiers(schedule);
+  const bool dynamic = kind == sched::dynamic_chunked;
+  const bool guided =
+      kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical;
+  const char* written = dynamic ? "schedule(dynamic)"
+                        : guided ? "schedule(guided)"
+                        : kind == sched::runtime ? "schedule(runtime)"
+                        : kind == sched::auto_kind ? "schedule(auto)"
+                        : kind >= 64 ? "ordered"
+                                     : "schedule(static)";
+  const char* why = because == forwarded_because::no_team ? "selfsched cannot tell its team"
+                    : because == forwarded_because::no_technique ? "OMP_SCHEDULE names no selfsched technique"
+                    : because == forwarded_because::too_long ? "its trip count does not fit 64 bits"
+                    : dynamic ? "as written (SELFSCHED_OVERRIDE=dynamic hands it to selfsched)"
+                    : guided ? "as written (SELFSCHED_OVERRIDE=guided hands it to selfsched)"
+                    : kind >= 64 ? "ordered loops keep libomp's order"
+                                 : "as written";
+  const auto [where, function] = describe_site(site);
+  warn("loop %s%s%s, %s: libomp's schedule, %s", where.c_str(), function.empty() ? "" : " in ", function.c_str(),
+       written, why);
+}
+
 // Iterations of lb..ub (inclusive) by st; false if it does not fit int64.
 template <typename T, typename ST>
 bool trip_count(T lb, T ub, ST st, iter_t& n) {
@@ -76,6 +111,12 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
+    if (current_settings().verbose) [[unlikely]]
+      explain_forwarded(site, schedule,
+                        !could_be_ours         ? forwarded_because::written
+                        : m == nullptr         ? forwarded_because::no_team
+                        : technique == nullptr ? forwarded_because::no_technique
+                                               : forwarded_because::too_long);
     hand_loop_to_libomp(m);
     doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
     forward();

@@ -81,7 +81,7 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return s.auto_cache = v, std::string(); }},
     {"SELFSCHED_DISPLAY_ENV", "false", "print these settings once at start-up, like OMP_DISPLAY_ENV",
      [](std::string_view v, settings& s) { return parse_bool(v, s.display_env); }},
-    {"SELFSCHED_VERBOSE", "false", "say which loops selfsched serves and why others are forwarded",
+    {"SELFSCHED_VERBOSE", "false", "say which loops selfsched serves, and name once each loop left to libomp with why",
      [](std::string_view v, settings& s) { return parse_bool(v, s.verbose); }},
     {"SELFSCHED_WEIGHTS", "equal",
      "relative speed VP of each thread, e.g. 1,1,0.5 (used by w-*, wf, dtss, dfss, dgss, alpha)",

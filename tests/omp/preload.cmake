@@ -69,6 +69,14 @@ if(NOT err MATCHES "SELFSCHED_PROFILE=[^:]*a_file/profile.json: [^\n]*a_file is 
   message(FATAL_ERROR "an unwritable SELFSCHED_PROFILE must be named at start: ${err}")
 endif()
 
+# Under SELFSCHED_VERBOSE a loop left to libomp is named once, with why.
+run_plain(out err OMP_SCHEDULE=dynamic SELFSCHED_VERBOSE=1)
+string(REGEX MATCHALL "selfsched: loop [^\n]*plain_program.cpp:[0-9]+[^\n]*, schedule\\(runtime\\): libomp's schedule, OMP_SCHEDULE names no selfsched technique" named "${err}")
+list(LENGTH named times)
+if(NOT times EQUAL 1)
+  message(FATAL_ERROR "SELFSCHED_VERBOSE must name the forwarded loop once (${times} times):\n${err}")
+endif()
+
 # A misspelt variable is named with the one meant; another program's
 # SELFSCHED_* variable, far from every setting, is left alone.
 run_plain(out err OMP_SCHEDULE=fss SELFSCHED_SHEDULE=gss SELFSCHED_EXAMPLE_SLOWDOWN=1)
