@@ -8,14 +8,18 @@
 # suppressions (tools/sanitizers/), and the environment the tests run in.
 set(SELFSCHED_SANITIZE "" CACHE STRING "Sanitizers for every target: \"address;undefined\" or \"thread\" (empty: none)")
 
-# selfsched_sanitize_mpi_tests(): called by tests/mpi/ for its tests, which
-# run Open MPI ranks. Open MPI leaks at exit, from its libraries and from
-# components it has already unloaded, all built without frame pointers: only
-# the slow unwinder sees past their frames to a library lsan.supp can name.
-# It doubles the time of the thread tests, so only MPI tests get it.
+# selfsched_sanitize_mpi_tests([TEST...]): for tests that run Open MPI ranks
+# (the given ones, else every test of the calling directory: tests/mpi/).
+# Open MPI leaks at exit, from its libraries and from components it has
+# already unloaded, all built without frame pointers: only the slow unwinder
+# sees past their frames to a library lsan.supp can name. It doubles the
+# time of the thread tests, so only MPI tests get it.
 function(selfsched_sanitize_mpi_tests)
   if("address" IN_LIST SELFSCHED_SANITIZE)
-    get_property(tests DIRECTORY PROPERTY TESTS)
+    set(tests ${ARGN})
+    if(NOT tests)
+      get_property(tests DIRECTORY PROPERTY TESTS)
+    endif()
     set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::fast_unwind_on_malloc=0")
   endif()
 endfunction()

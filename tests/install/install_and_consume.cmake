@@ -1,7 +1,11 @@
-# Installs the build tree into a scratch prefix, then builds and runs two
-# user programs against it: one through find_package(selfsched), one through
-# pkg-config. Run with -DBUILD=<build dir> -DWORK=<scratch dir>
-# -DCXX=<C++ compiler> -DCC=<C compiler> -DSOURCE=<this directory> -DLIBDIR=<lib dir under the prefix>.
+# Installs the build tree into a scratch prefix, moves it (the prefix must be
+# relocatable), then builds and runs user programs against it: C++20 through
+# find_package(selfsched), C-only CMake (the C API, and the MPI bridge's),
+# C++17 with the MPI bridge's C++ API, and C through pkg-config (selfsched,
+# selfsched-core, selfsched-mpi). Installed libraries and tools must carry a
+# RUNPATH that finds their own libraries. Run with -DBUILD=<build dir>
+# -DWORK=<scratch dir> -DCXX=<C++ compiler> -DCC=<C compiler>
+# -DSOURCE=<this directory> -DLIBDIR=<lib dir under the prefix> -DWITH_MPI=0|1.
 # A sanitizer build (SELFSCHED_SANITIZE) adds -DSANITIZER_FLAGS=<compile and
 # link flags> -DSANITIZER_LINK_FLAGS=<link flags> (;-lists): a program that
 # links a sanitized libselfsched is built with the same sanitizer.
@@ -18,7 +22,18 @@ function(run what)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
-run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
+run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/first-prefix)
+file(RENAME ${WORK}/first-prefix ${prefix})
+
+# Each installed library and tool finds what it links by its RUNPATH.
+file(GLOB installed ${prefix}/${LIBDIR}/libselfsched*.so ${prefix}/bin/selfsched-chunks)
+foreach(file ${installed})
+  run("readelf -d ${file}" readelf -d ${file})
+  if(NOT last_output MATCHES "RUNPATH[^\n]*[$]ORIGIN")
+    message(FATAL_ERROR "${file} has no RUNPATH with $ORIGIN:\n${last_output}")
+  endif()
+endforeach()
+run("the moved prefix's selfsched-chunks" ${prefix}/bin/selfsched-chunks --technique gss --n 100 --p 2 --sizes)
 
 run("configuring the find_package consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer -B ${WORK}/consumer -G Ninja
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR}
@@ -27,6 +42,31 @@ run("building the find_package consumer" ${CMAKE_COMMAND} --build ${WORK}/consum
 run("running the find_package consumer" ${WORK}/consumer/consumer)
 if(NOT last_output MATCHES "consumer ok: w-fss, gss,3")
   message(FATAL_ERROR "unexpected output of the find_package consumer: ${last_output}")
+endif()
+
+# A C-only project (no C++ enabled): the C API, and the MPI bridge's.
+run("configuring the C consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer_c -B ${WORK}/consumer_c -G Ninja
+    -DCMAKE_C_COMPILER=${CC} -DCMAKE_PREFIX_PATH=${prefix}
+    "-DCMAKE_C_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
+run("building the C consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer_c)
+run("running the C consumer" ${WORK}/consumer_c/c_consumer)
+if(NOT last_output MATCHES "pkg-config consumer ok: tss")
+  message(FATAL_ERROR "unexpected output of the C consumer: ${last_output}")
+endif()
+
+if(WITH_MPI)
+  # The MPI bridge from C and from C++17 (raised to C++20 by selfsched::mpi),
+  # run by the installed selfsched-mpirun on two ranks.
+  run("configuring the C++17 MPI consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer_mpi -B ${WORK}/consumer_mpi -G Ninja
+      -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix}
+      "-DCMAKE_CXX_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
+  run("building the C++17 MPI consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer_mpi)
+  foreach(program ${WORK}/consumer_mpi/mpi_consumer ${WORK}/consumer_c/c_mpi_consumer)
+    run("running ${program} on 2 ranks" ${prefix}/bin/selfsched-mpirun --threads 1 -np 2 ${program})
+    if(NOT last_output MATCHES "MPI consumer ok: 0 rows wrong")
+      message(FATAL_ERROR "unexpected output of ${program}: ${last_output}")
+    endif()
+  endforeach()
 endif()
 
 find_program(PKG_CONFIG pkg-config REQUIRED)
@@ -41,4 +81,11 @@ if(NOT last_output MATCHES "pkg-config consumer ok: tss")
   message(FATAL_ERROR "unexpected output of the pkg-config consumer: ${last_output}")
 endif()
 run("pkg-config selfsched-core" ${PKG_CONFIG} --libs selfsched-core)
+if(WITH_MPI)
+  run("pkg-config selfsched-mpi" ${PKG_CONFIG} --cflags --libs selfsched-mpi)
+  string(STRIP "${last_output}" flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  run("compiling the C MPI consumer with pkg-config's flags" ${CC} ${SOURCE}/consumer_c/c_mpi_consumer.c ${flags}
+      ${SANITIZER_FLAGS} ${SANITIZER_LINK_FLAGS} -o ${WORK}/pkgconfig_mpi_consumer)
+endif()
 message(STATUS "installed selfsched found by find_package and pkg-config")
