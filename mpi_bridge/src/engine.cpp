@@ -15,11 +15,7 @@
 
 #include "fatal.hpp"
 #include "movement.hpp"
-#include "omp_ext/src/libomp_abi.hpp"  // ident_t
-#include "omp_ext/src/platform.hpp"    // now_ns
-#include "omp_ext/src/profile.hpp"     // describe_site
-#include "omp_ext/src/settings.hpp"    // warn, SELFSCHED_MU and friends
-#include "omp_ext/src/teams.hpp"       // teams_tracked
+#include "selfsched/bridge.hpp"  // libselfsched's seam: clock, settings, sites, warn
 #include "selfsched.h"
 #include "selfsched/core/registry.hpp"
 #include "weights.hpp"
@@ -27,7 +23,7 @@
 namespace selfsched::mpi::detail {
 namespace {
 
-using omp::now_ns;
+using omp::bridge::now_ns;
 
 void sleep_ns(long ns) {
   const timespec t{0, ns};
@@ -73,16 +69,14 @@ std::uint64_t site_hash(const void* site) {
     const auto offset = static_cast<std::uint64_t>(static_cast<const char*>(site) - static_cast<const char*>(info.dli_fbase));
     h = fnv(h, &offset, sizeof offset);
   }
-  const auto* ident = static_cast<const omp::ident_t*>(site);
-  if (ident != nullptr && ident->psource != nullptr) h = fnv(h, ident->psource, std::strlen(ident->psource));
+  if (const char* source = omp::bridge::site_source(site); source != nullptr) h = fnv(h, source, std::strlen(source));
   return h & ((1ULL << 62) - 1);  // room to negate in the checkpoint's max/min trick
 }
 
 // ", at file:line" when the binary says (omp_ext's describe_site), else "".
 std::string describe(const void* site) {
-  if (site == nullptr) return "";
-  const auto [where, function] = omp::describe_site({static_cast<const omp::ident_t*>(site), nullptr});
-  return function.empty() ? "" : ", at " + where;
+  const std::string where = omp::bridge::site_source_line(site);
+  return where.empty() ? "" : ", at " + where;
 }
 
 const char* level_name(int level) {
@@ -131,7 +125,7 @@ engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_s
 
   choose_configuration(opts_);
   weights_ = exchange_rank_weights(comm_, current_settings(false).load);
-  const omp::settings& inner = omp::current_settings();
+  const omp::bridge::library_settings inner = omp::bridge::settings();
   base_.p = size_;
   apply_chunk(outer_, base_);
   base_.max_chunk = 0;
@@ -145,12 +139,12 @@ engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_s
   // libomp is initialised by now (exchange_rank_weights asked it for the
   // thread count), so we know whether it started selfsched's OMPT tool.
   static std::atomic<bool> said{false};
-  if (!omp::teams_tracked() && rank_ == 0 && !said.exchange(true))
-    omp::warn("MPI region: selfsched cannot follow parallel regions (OMPT is off, e.g. OMP_TOOL=disabled), so "
+  if (!omp::bridge::teams_tracked() && rank_ == 0 && !said.exchange(true))
+    omp::bridge::warn("MPI region: selfsched cannot follow parallel regions (OMPT is off, e.g. OMP_TOOL=disabled), so "
               "schedule(runtime) loops are not shared: every rank runs them whole");
 
   if (rank_ == 0 && inner.verbose)
-    omp::warn("MPI region over %d ranks: outer technique %s, transport %s, thread level %s, progress %s", size_,
+    omp::bridge::warn("MPI region over %d ranks: outer technique %s, transport %s, thread level %s, progress %s", size_,
               outer_text_.c_str(), transport_name(transport_), level_name(level_),
               server_ == nullptr ? "-" : serve_inline_ ? "inline" : "thread");
   if (server_ && !serve_inline_) progress_thread_ = std::thread([this] { serve_forever(); });
@@ -159,7 +153,7 @@ engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_s
 
 void engine::choose_configuration(const options& opts) {
   const settings& s = current_settings(rank_ == 0);
-  if (rank_ == 0 && omp::current_settings().display_env) {
+  if (rank_ == 0 && omp::bridge::settings().display_env) {
     static std::atomic<bool> shown{false};
     if (!shown.exchange(true)) display_settings();
   }
@@ -173,7 +167,7 @@ void engine::choose_configuration(const options& opts) {
       if (const parse_result parsed = parse_schedule(opts.schedule_); parsed.ok())
         text = opts.schedule_;
       else
-        omp::warn("selfsched::mpi::options::schedule('%s'): %s; using %s", opts.schedule_.c_str(),
+        omp::bridge::warn("selfsched::mpi::options::schedule('%s'): %s; using %s", opts.schedule_.c_str(),
                   parsed.error.c_str(), text.c_str());
     }
     if (!opts.transport_.empty()) {
@@ -181,7 +175,7 @@ void engine::choose_configuration(const options& opts) {
       else if (opts.transport_ == "rma") transport = static_cast<int>(transport_kind::rma);
       else if (opts.transport_ == "hier") transport = static_cast<int>(transport_kind::hier);
       else
-        omp::warn("selfsched::mpi::options::transport('%s') is not a transport; valid: master, rma, hier; using %s",
+        omp::bridge::warn("selfsched::mpi::options::transport('%s') is not a transport; valid: master, rma, hier; using %s",
                   opts.transport_.c_str(), transport_name(static_cast<transport_kind>(transport)));
     }
   }
@@ -197,13 +191,13 @@ void engine::set_up_transport() {
     static std::atomic<bool> said{false};  // once per process, not per region
     if (!is_fixed(outer_)) {
       if (rank_ == 0 && !said.exchange(true))
-        omp::warn("SELFSCHED_MPI_TRANSPORT=rma needs a fixed outer technique (chunks that depend on n and the "
+        omp::bridge::warn("SELFSCHED_MPI_TRANSPORT=rma needs a fixed outer technique (chunks that depend on n and the "
                   "rank count only); '%s' is not, so rank 0 serves the chunks (master)",
                   outer_text_.c_str());
       transport_ = transport_kind::master;
     } else if (!(rma_ = rma_counter::create(comm_, size_))) {
       if (rank_ == 0 && !said.exchange(true))
-        omp::warn("SELFSCHED_MPI_TRANSPORT=rma: MPI cannot create the one-sided window at thread level %s "
+        omp::bridge::warn("SELFSCHED_MPI_TRANSPORT=rma: MPI cannot create the one-sided window at thread level %s "
                   "(e.g. Open MPI's osc/pt2pt under MPI_THREAD_MULTIPLE); using master",
                   level_name(level_));
       transport_ = transport_kind::master;
@@ -219,7 +213,7 @@ void engine::set_up_transport() {
   if (roles.root || roles.leader) server_ = std::make_unique<server>(*this, comm_, rank_, roles, outer_, base_);
   const bool thread_allowed = level_ == MPI_THREAD_MULTIPLE && s.progress != progress_kind::inline_;
   if (s.progress == progress_kind::thread && level_ != MPI_THREAD_MULTIPLE && rank_ == 0)
-    omp::warn("SELFSCHED_MPI_PROGRESS=thread needs MPI_THREAD_MULTIPLE (the level is %s); serving inline",
+    omp::bridge::warn("SELFSCHED_MPI_PROGRESS=thread needs MPI_THREAD_MULTIPLE (the level is %s); serving inline",
               level_name(level_));
   serve_inline_ = server_ != nullptr && !thread_allowed;
   local_asks_free_ = transport_ == transport_kind::master && rank_ == 0;
@@ -270,8 +264,8 @@ void engine::choose_inner_technique() {
     default: name = "static"; break;
   }
   set_inner_ = selfsched_set_schedule(name.c_str(), 0) == 0;
-  if (rank_ == 0 && omp::current_settings().verbose)
-    omp::warn("MPI region: OMP_SCHEDULE names no selfsched technique; threads split outer chunks with %s",
+  if (rank_ == 0 && omp::bridge::settings().verbose)
+    omp::bridge::warn("MPI region: OMP_SCHEDULE names no selfsched technique; threads split outer chunks with %s",
               name.c_str());
 }
 

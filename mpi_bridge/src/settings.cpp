@@ -4,15 +4,16 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "omp_ext/src/settings.hpp"  // parse_bool, parse_real, parse_count, warn
+#include "selfsched/settings_table.hpp"  // the table's machinery, shared with libselfsched
 #include "selfsched/core/spec.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {
 
-using omp::parse_bool;
-using omp::parse_count;
-using omp::parse_real;
+using omp::bridge::parse_bool;
+using omp::bridge::parse_count;
+using omp::bridge::parse_real;
+using omp::bridge::setting_row;
 
 // One name out of a list: "valid: a, b, c" otherwise.
 template <typename T, std::size_t N>
@@ -30,7 +31,7 @@ constexpr std::pair<const char*, transport_kind> transports[] = {
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
-const omp::setting_row<settings> table[] = {
+const setting_row<settings> table[] = {
     {"SELFSCHED_MPI_SCHEDULE", "fss",
      "outer technique: how a region's loops are split into chunks for the ranks (any catalog name)",
      [](std::string_view v, settings& s) {
@@ -69,13 +70,13 @@ const omp::setting_row<settings> table[] = {
 }  // namespace
 
 const settings& current_settings(bool report) {
-  static const settings s = omp::read_setting_rows(table, report);
+  static const settings s = omp::bridge::read_setting_rows(table, report);
   return s;
 }
 
 void display_settings() {
   std::fprintf(stderr, "\nSELFSCHED MPI DISPLAY ENVIRONMENT BEGIN\n");
-  omp::print_setting_rows(table);
+  omp::bridge::print_setting_rows(table);
   std::fprintf(stderr, "SELFSCHED MPI DISPLAY ENVIRONMENT END\n\n");
 }
 

@@ -16,35 +16,6 @@
 
 namespace selfsched::omp {
 
-std::string parse_bool(std::string_view v, bool& out) {
-  for (const char* yes : {"1", "true", "yes", "on"})
-    if (v == yes) return out = true, "";
-  for (const char* no : {"0", "false", "no", "off"})
-    if (v == no) return out = false, "";
-  return "valid: true, false, 1, 0, yes, no, on, off";
-}
-
-std::string parse_real(std::string_view v, double& out, double lowest, bool inclusive) {
-  const std::string text(v);
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(x) || x < lowest || (!inclusive && x == lowest))
-    return std::string("valid: a finite number ") + (inclusive ? ">= " : "> ") + std::to_string(lowest);
-  out = x;
-  return "";
-}
-
-std::string parse_count(std::string_view v, std::int64_t& out) {
-  const std::string text(v);
-  char* end = nullptr;
-  errno = 0;
-  const long long x = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || x < 0) return "valid: an integer >= 0";
-  out = x;
-  return "";
-}
-
 namespace {
 
 const setting_row<settings> table[] = {
@@ -143,7 +114,7 @@ const setting_row<settings> table[] = {
 
 // secure_getenv: in a set-uid or file-capability program the library, which
 // may be preloaded into it, takes no setting from the environment.
-const char* setting_value(const char* name) {
+const char* bridge::setting_value(const char* name) {
   const char* value = secure_getenv(name);
   return value != nullptr && *value != '\0' ? value : nullptr;
 }
@@ -187,7 +158,8 @@ std::size_t edits_between(std::string_view a, std::string_view b, std::size_t ca
 
 }  // namespace
 
-void report_misspelt_settings(const std::vector<std::string_view>& valid) {
+void bridge::report_misspelt_settings(const char* const* names, std::size_t count) {
+  const std::vector<std::string_view> valid(names, names + count);
   if (getauxval(AT_SECURE) != 0) return;  // as secure_getenv: the environment is not ours to read
   constexpr std::string_view prefix = "SELFSCHED_";
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
@@ -206,7 +178,7 @@ void report_misspelt_settings(const std::vector<std::string_view>& valid) {
   }
 }
 
-void warn(const char* format, ...) {
+void bridge::warn(const char* format, ...) {
   static std::atomic<int> printed{0};
   constexpr int cap = 32;
   const int n = printed.fetch_add(1, std::memory_order_relaxed);

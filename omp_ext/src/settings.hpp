@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "selfsched/settings_table.hpp"
+
 namespace selfsched::omp {
 
 struct settings {
@@ -46,66 +48,15 @@ std::string parse_setting(std::string_view name, std::string_view value, setting
 // Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true).
 void display_settings(const char* active_schedule);
 
-// The value of a SELFSCHED_* variable, or nullptr when it is unset or empty:
-// `VAR= program` (what ctest and many scripts do to clear one) means the default.
-const char* setting_value(const char* name);
-
-// The table's value parsers, shared with the MPI layer's own table
-// (mpi_bridge/src/settings.cpp): each stores the value, or returns why it
-// cannot ("valid: ...") and leaves `out` alone.
-std::string parse_bool(std::string_view v, bool& out);
-std::string parse_real(std::string_view v, double& out, double lowest, bool inclusive);
-std::string parse_count(std::string_view v, std::int64_t& out);
-
-// Variables in the environment that start with SELFSCHED_, are not in
-// `valid`, and are within two edits of one that is (a misspelling, not
-// another program's variable): each said once, with the valid name.
-void report_misspelt_settings(const std::vector<std::string_view>& valid);
-
-// One line on stderr prefixed "selfsched: "; at most a few dozen per process.
-void warn(const char* format, ...) __attribute__((format(printf, 1, 2)));
-
-// A settings table (this library's, the MPI layer's): one row per variable,
-// whose parser stores the value into S or returns why it cannot.
-template <typename S>
-struct setting_row {
-  const char* name;
-  const char* default_text;
-  const char* doc;
-  std::string (*parse)(std::string_view value, S& s);
-};
-
-// Every row's variable, read once: an invalid value is reported (when
-// `report`) by name and value, and the row's default stays.
-template <typename S, std::size_t N>
-S read_setting_rows(const setting_row<S> (&rows)[N], bool report = true) {
-  if (report) {
-    std::vector<std::string_view> names;
-    for (const setting_row<S>& r : rows) names.push_back(r.name);
-    report_misspelt_settings(names);
-  }
-  S s;
-  for (const setting_row<S>& r : rows) {
-    const char* value = setting_value(r.name);
-    if (value == nullptr) continue;
-    S attempt = s;
-    if (const std::string error = r.parse(value, attempt); !error.empty()) {
-      if (report) warn("%s='%s' is invalid (%s); using the default, %s", r.name, value, error.c_str(), r.default_text);
-    } else {
-      s = std::move(attempt);
-    }
-  }
-  return s;
-}
-
-// The rows with the values in force (SELFSCHED_DISPLAY_ENV), on stderr.
-template <typename S, std::size_t N>
-void print_setting_rows(const setting_row<S> (&rows)[N]) {
-  for (const setting_row<S>& r : rows) {
-    const char* value = setting_value(r.name);
-    std::fprintf(stderr, "  %s = '%s'%s\n      %s\n", r.name, value ? value : r.default_text,
-                 value ? "" : " (default)", r.doc);
-  }
-}
+// The settings table's machinery and the functions the MPI layer's table
+// shares (selfsched/settings_table.hpp, part of the bridge seam).
+using bridge::parse_bool;
+using bridge::parse_count;
+using bridge::parse_real;
+using bridge::print_setting_rows;
+using bridge::read_setting_rows;
+using bridge::setting_row;
+using bridge::setting_value;
+using bridge::warn;
 
 }  // namespace selfsched::omp
