@@ -6,17 +6,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <set>
 #include <string_view>
 #include <type_traits>
 
 #include "doacross.hpp"
 #include "libomp_abi.hpp"
 #include "profile.hpp"
+#include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched.h"
 #include "settings.hpp"
+#include "sites.hpp"
 #include "teams.hpp"
 
 namespace selfsched::omp {
@@ -52,12 +52,6 @@ bool served_kind(int schedule) {
 enum class forwarded_because { written, no_team, no_technique, too_long };
 
 [[gnu::cold, gnu::noinline]] void explain_forwarded(loop_site site, int schedule, forwarded_because because) {
-  static std::mutex lock;
-  static std::set<std::pair<const void*, const void*>> said;
-  {
-    std::lock_guard guard(lock);
-    if (said.size() > 4096 || !said.insert({site.ident, site.call}).second) return;
-  }
   const int kind = sched::without_modifiers(schedule);
   const bool dynamic = kind == sched::dynamic_chunked;
   const bool guided =
@@ -75,9 +69,7 @@ enum class forwarded_because { written, no_team, no_technique, too_long };
                     : guided ? "as written (SELFSCHED_OVERRIDE=guided hands it to selfsched)"
                     : kind >= 64 ? "ordered loops keep libomp's order"
                                  : "as written";
-  const auto [where, function] = describe_site(site);
-  warn("loop %s%s%s, %s: libomp's schedule, %s", where.c_str(), function.empty() ? "" : " in ", function.c_str(),
-       written, why);
+  explain_runtime_loop(site, "libomp", written, why);
 }
 
 // Iterations of lb..ub (inclusive) by st; false if it does not fit int64.
@@ -245,12 +237,14 @@ void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
 // for the calling task's next regions, as libomp's own choice.
 void omp_set_schedule(int kind, int chunk) {
   so::set_task_technique(nullptr);
-  real().set_schedule(kind, chunk);
+  static const so::set_schedule_function runtime_own = so::runtime_set_schedule();
+  if (runtime_own != nullptr) runtime_own(kind, chunk);
 }
 
 int selfsched_set_schedule(const char* name, long chunk) {
   const so::active_schedule* technique = nullptr;
   if (!so::parse_technique(name, chunk, "selfsched_set_schedule", technique)) return -1;
+  if (technique != nullptr && !so::loops_reach_selfsched("selfsched_set_schedule", name)) return -1;
   so::set_task_technique(technique);
   return 0;
 }
@@ -279,8 +273,11 @@ namespace {
 __attribute__((constructor)) void selfsched_load() {
   so::choose_technique_from_environment();
   so::check_profile_path();
-  // Without OMPT libomp never calls our tool, where the settings are shown.
-  if (const char* tool = std::getenv("OMP_TOOL"); tool != nullptr && std::string_view(tool) == "disabled")
+  so::report_unserved_at_exit();
+  // Where libomp will not call our tool (OMPT disabled, or a GCC program:
+  // libgomp has no OMPT), the settings are shown now.
+  const char* tool = std::getenv("OMP_TOOL");
+  if ((tool != nullptr && std::string_view(tool) == "disabled") || so::look_at_runtimes().libgomp)
     so::display_settings_if_asked();
 }
 }  // namespace

@@ -72,7 +72,6 @@ struct real_entry_points {
                       std::int64_t);
   void (*dist_init_8u)(ident_t*, std::int32_t, int, std::int32_t*, std::uint64_t, std::uint64_t, std::int64_t,
                        std::int64_t);
-  void (*set_schedule)(int, int);
   int (*get_num_threads)();
   void (*doacross_init)(ident_t*, std::int32_t, std::int32_t, const kmp_dim*);
   void (*doacross_wait)(ident_t*, std::int32_t, const std::int64_t*);

@@ -7,6 +7,7 @@
 #include "platform.hpp"
 #include "powers.hpp"
 #include "runqueue.hpp"
+#include "runtimes.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
 
@@ -59,6 +60,7 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
 void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, iter_t n, int team_size,
             iter_t clause_chunk, const team_placement& placement) {
   slot.plain_plan = false;
+  note_loop_served();
   if (current_settings().verbose) announce(site, technique, n, team_size);
   loop_params lp = params_for(technique, n, team_size, clause_chunk, placement);
   slot.history_owner = nullptr;

@@ -102,6 +102,7 @@ struct loop_cursor {
   std::uint64_t instance = 0;
   std::uint64_t lower = 0;    // the loop's lb, as bits of its own type
   std::int64_t stride = 1;
+  std::uint64_t end = 0;      // libgomp: the loop's end, the last chunk's iend
   std::size_t plan_hint = 0;
   iter_t running_size = 0;         // adaptive: the chunk being run ...
   std::int64_t running_since = 0;  // ... and when it was handed out (ns)
@@ -116,7 +117,10 @@ struct membership {
   std::uint64_t loops_entered = 0;
   loop_cursor loop;
   thread_probe probe;           // used only when profiling
-  bool last_loop_ours = false;  // decides what __kmpc_dispatch_deinit does
+  // libgomp: omp_get_level() in the region; a loop at another level is in
+  // a region selfsched did not see.
+  int level = 0;
+  bool last_loop_ours = false;  // decides what __kmpc_dispatch_deinit (libgomp: GOMP_loop_end) does
   // This implicit task's own choice (omp_set_schedule in the region): what
   // the regions it starts inherit, never the team's current loops.
   const active_schedule* task_technique = nullptr;

@@ -35,7 +35,6 @@ bool resolve_all(real_entry_points& r, const char*& missing) {
   need(r.fini_4u, "__kmpc_dispatch_fini_4u");
   need(r.fini_8, "__kmpc_dispatch_fini_8");
   need(r.fini_8u, "__kmpc_dispatch_fini_8u");
-  need(r.set_schedule, "omp_set_schedule");
   need(r.get_num_threads, "omp_get_num_threads");
   need(r.doacross_init, "__kmpc_doacross_init");
   need(r.doacross_wait, "__kmpc_doacross_wait");

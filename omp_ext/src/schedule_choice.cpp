@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtimes.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
 
@@ -77,9 +78,25 @@ void set_active_technique(const active_schedule* technique) {
   detail::active.store(technique, std::memory_order_release);
 }
 
+bool loops_reach_selfsched(const char* origin, const char* text) {
+  const runtime_report runtimes = look_at_runtimes();
+  if (!runtimes.any_loaded() || runtimes.any_served()) return true;
+  warn("%s='%s' is not in force: %s", origin, text, describe(runtimes).c_str());
+  return false;
+}
+
 void choose_technique_from_environment() {
   const settings& s = current_settings();
   const char* omp_schedule = std::getenv("OMP_SCHEDULE");
+  // A runtime whose loops never come to us keeps OMP_SCHEDULE as it is (its
+  // own warning about our name included): rewriting it would change what
+  // that runtime does, and claim a technique that is not in force.
+  if (!s.schedule.empty() && !is_standard_kind(without_modifier(s.schedule)) &&
+      !loops_reach_selfsched("SELFSCHED_SCHEDULE", s.schedule.c_str()))
+    return;
+  if (s.schedule.empty() && omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)) &&
+      !loops_reach_selfsched("OMP_SCHEDULE", omp_schedule))
+    return;
   if (!s.schedule.empty()) {
     const active_schedule* chosen = nullptr;
     const bool standard = is_standard_kind(without_modifier(s.schedule));
@@ -112,7 +129,8 @@ void display_settings_if_asked() {
   if (!current_settings().display_env) return;
   std::call_once(once, [] {
     const active_schedule* a = active_technique();
-    display_settings(a ? a->text.c_str() : "none (libomp's run-sched-var)");
+    display_settings(a ? a->text.c_str() : "none (the runtime's run-sched-var)",
+                     describe(look_at_runtimes()).c_str());
   });
 }
 

@@ -30,6 +30,10 @@ void set_active_technique(const active_schedule* technique);
 // On error: one warning naming the value and the choices, and false.
 bool parse_technique(const char* text, long chunk, const char* origin, const active_schedule*& technique);
 
+// false, after one warning naming `origin`='`text`' and why, when the
+// process has an OpenMP runtime whose loops never come to selfsched.
+bool loops_reach_selfsched(const char* origin, const char* text);
+
 // What serves loops written schedule(auto): selfsched's auto, or nullptr
 // (libomp's) under SELFSCHED_AUTO=libomp.
 const active_schedule* auto_schedule();

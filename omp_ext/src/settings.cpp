@@ -130,9 +130,10 @@ const settings& current_settings() {
   return s;
 }
 
-void display_settings(const char* active_schedule) {
+void display_settings(const char* active_schedule, const char* runtime) {
   std::fprintf(stderr, "\nSELFSCHED DISPLAY ENVIRONMENT BEGIN\n");
   std::fprintf(stderr, "  active technique for schedule(runtime) = '%s'\n", active_schedule);
+  std::fprintf(stderr, "  OpenMP runtime = '%s'\n", runtime);
   print_setting_rows(table);
   std::fprintf(stderr, "SELFSCHED DISPLAY ENVIRONMENT END\n\n");
 }

@@ -45,8 +45,9 @@ const settings& current_settings();
 // name that is not in the table included). For tests and the fuzzer.
 std::string parse_setting(std::string_view name, std::string_view value, settings& s);
 
-// Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true).
-void display_settings(const char* active_schedule);
+// Prints the table with the effective values (SELFSCHED_DISPLAY_ENV=true),
+// the technique in force and what is known of the OpenMP runtime.
+void display_settings(const char* active_schedule, const char* runtime);
 
 // The settings table's machinery and the functions the MPI layer's table
 // shares (selfsched/settings_table.hpp, part of the bridge seam).

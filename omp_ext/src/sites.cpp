@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 namespace selfsched::omp {
 
@@ -51,6 +52,22 @@ void keep_tuned(site_state& site, int thread, const auto_estimate& estimate) {
   const auto k = static_cast<std::size_t>(thread);
   if (k >= site.tuned.size()) site.tuned.resize(k + 1);
   site.tuned[k] = estimate;
+}
+
+}  // namespace selfsched::omp
+
+namespace selfsched::omp {
+
+void explain_runtime_loop(loop_site site, const char* runtime, const char* written, const char* why) {
+  static std::mutex lock;
+  static auto& said = *new std::set<loop_site>;
+  {
+    std::lock_guard guard(lock);
+    if (said.size() > 4096 || !said.insert(site).second) return;
+  }
+  const auto [where, function] = describe_site(site);
+  warn("loop %s%s%s, %s: %s's schedule, %s", where.c_str(), function.empty() ? "" : " in ", function.c_str(), written,
+       runtime, why);
 }
 
 }  // namespace selfsched::omp

@@ -48,3 +48,12 @@ adaptive_history* borrow_history(site_state& site);
 void return_history(site_state& site);
 
 }  // namespace selfsched::omp
+
+namespace selfsched::omp {
+
+// SELFSCHED_VERBOSE: a loop left to the OpenMP runtime, named once per site
+// with why ("loop f.c:12 in f, schedule(dynamic): libomp's schedule, as
+// written"). Cold: a forwarded loop pays one test of the verbose setting.
+void explain_runtime_loop(loop_site site, const char* runtime, const char* written, const char* why);
+
+}  // namespace selfsched::omp

@@ -99,6 +99,7 @@ thread_context& context() {
 }
 
 bool tool_started = false;
+bool reported_by_runtime = false;  // follow_regions_without_ompt()
 
 // What a region started now by this thread inherits. Deeper than we track,
 // nothing: the loops there are libomp's.
@@ -107,9 +108,9 @@ const active_schedule* encountering_task_technique(const thread_context& t) {
   return t.depth <= max_nesting ? t.stack[t.depth - 1].task_technique : nullptr;
 }
 
-void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned requested_parallelism,
-                       int, const void*) {
-  thread_context& t = context();
+// A region begins on the thread that encounters it: the team's state,
+// owned by that thread until the region ends.
+encountered_region& begin_region(thread_context& t, unsigned requested_parallelism) {
   encountered_region& region = t.encountered.push();
   region.record.client_data = ompt_data_t{};
   team_state* team = &region.team;
@@ -117,15 +118,46 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
   team->technique = encountering_task_technique(t);
   team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
   team->placement.prepare(static_cast<int>(requested_parallelism), t.depth == 0);
-  set_record(parallel_data, &region.record);
-  tsan_release(&region.record);  // the workers read it after libomp's fork
+  return region;
 }
 
-void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) {
-  thread_context& t = context();
+void end_region(thread_context& t) {
   encountered_region* region = t.encountered.pop();
   if (region != nullptr && region->team.outer != nullptr) region->team.outer->parallel_end();
 }
+
+// A member's implicit task begins and ends (team nullptr: a team we cannot
+// tell, whose loops are the runtime's).
+void join(thread_context& t, team_state* team, int thread_num, int team_size, int level) {
+  if (t.depth < max_nesting) {
+    membership& m = t.stack[t.depth];
+    m = membership{};
+    m.team = team;
+    m.thread_num = thread_num;
+    m.team_size = team_size;
+    m.level = level;
+    if (m.team != nullptr) {
+      m.task_technique = m.team->technique;
+      m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
+    }
+  }
+  ++t.depth;
+  refresh_innermost(t);
+}
+
+void leave(thread_context& t) {
+  if (t.depth > 0) --t.depth;
+  refresh_innermost(t);
+}
+
+void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned requested_parallelism,
+                       int, const void*) {
+  region_record& record = begin_region(context(), requested_parallelism).record;
+  set_record(parallel_data, &record);
+  tsan_release(&record);  // the workers read it after libomp's fork
+}
+
+void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) { end_region(context()); }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
                       unsigned actual_parallelism, unsigned index, int flags) {
@@ -141,24 +173,13 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     return;
   }
   if (endpoint == ompt_scope_begin) {
-    if (t.depth < max_nesting) {
-      membership& m = t.stack[t.depth];
-      m = membership{};
-      region_record* record = record_of(parallel_data);
-      tsan_acquire(record);
-      m.team = record != nullptr ? record->team : nullptr;
-      m.thread_num = static_cast<int>(index);
-      m.team_size = static_cast<int>(actual_parallelism);
-      if (m.team != nullptr) {
-        m.task_technique = m.team->technique;
-        m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
-      }
-    }
-    ++t.depth;
-  } else if (t.depth > 0) {
-    --t.depth;
+    region_record* record = record_of(parallel_data);
+    tsan_acquire(record);
+    join(t, record != nullptr ? record->team : nullptr, static_cast<int>(index), static_cast<int>(actual_parallelism),
+         0);
+  } else {
+    leave(t);
   }
-  refresh_innermost(t);
 }
 
 int initialize_tool(ompt_function_lookup_t lookup, int, ompt_data_t*) {
@@ -185,12 +206,30 @@ void finalize_tool(ompt_data_t*) { tool_started = false; }
 
 
 membership* membership_for_new_loop() {
-  if (!tool_started) return nullptr;
+  if (!tool_started && !reported_by_runtime) return nullptr;
   context();
   return current_membership();
 }
 
-bool teams_tracked() { return tool_started; }
+bool teams_tracked() { return tool_started || reported_by_runtime; }
+
+void follow_regions_without_ompt() { reported_by_runtime = true; }
+
+team_state* open_region(unsigned requested_threads) {
+  thread_context& t = context();
+  team_state& team = begin_region(t, requested_threads).team;
+  // Members other than this thread start from depth 0 (a runtime's worker
+  // is in one team at a time), so this thread's depth decides for all.
+  return t.depth < max_nesting ? &team : nullptr;
+}
+
+void close_region() { end_region(context()); }
+
+void join_team(team_state* team, int thread_num, int team_size, int level) {
+  join(context(), team, thread_num, team_size, level);
+}
+
+void leave_team() { leave(context()); }
 
 const active_schedule* technique_in_force(const membership& m) {
   if (&m == &this_thread->solo_membership) return active_technique();

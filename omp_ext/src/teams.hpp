@@ -24,8 +24,20 @@ inline membership* current_membership() { return detail::innermost; }
 // any parallel region). nullptr when selfsched cannot tell.
 membership* membership_for_new_loop();
 
-// Did libomp start our tool? If not, every loop goes to libomp.
+// Did libomp start our tool, or does a runtime binding report regions
+// (below)? If not, every loop goes to the runtime.
 bool teams_tracked();
+
+// Runtimes without OMPT (libgomp: gomp.cpp) report their regions through
+// these. The encountering thread opens a region before the fork (nullptr:
+// nested deeper than selfsched tracks; its members' loops are the runtime's)
+// and closes it after the join; every member joins on entry and leaves on
+// exit. `level` is the runtime's nesting level inside the region.
+void follow_regions_without_ompt();
+team_state* open_region(unsigned requested_threads);
+void close_region();
+void join_team(team_state* team, int thread_num, int team_size, int level);
+void leave_team();
 
 // The technique for the next schedule(runtime) loop of m's team (nullptr:
 // libomp's schedule): the team's, or outside any region the process-wide one.

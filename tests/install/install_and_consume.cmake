@@ -4,7 +4,7 @@
 # C++17 with the MPI bridge's C++ API, and C through pkg-config (selfsched,
 # selfsched-core, selfsched-mpi). Installed libraries and tools must carry a
 # RUNPATH that finds their own libraries. Run with -DBUILD=<build dir>
-# -DWORK=<scratch dir> -DCXX=<C++ compiler> -DCC=<C compiler>
+# -DWORK=<scratch dir> -DCXX=<C++ compiler> -DCC=<C compiler> [-DGCC=<gcc>]
 # -DSOURCE=<this directory> -DLIBDIR=<lib dir under the prefix> -DWITH_MPI=0|1.
 # A sanitizer build (SELFSCHED_SANITIZE) adds -DSANITIZER_FLAGS=<compile and
 # link flags> -DSANITIZER_LINK_FLAGS=<link flags> (;-lists): a program that
@@ -79,6 +79,15 @@ run("compiling with pkg-config's flags" ${CC} ${SOURCE}/consumer/pkgconfig_consu
 run("running the pkg-config consumer" ${WORK}/pkgconfig_consumer)
 if(NOT last_output MATCHES "pkg-config consumer ok: tss")
   message(FATAL_ERROR "unexpected output of the pkg-config consumer: ${last_output}")
+endif()
+# The same program from gcc (libgomp), where the build has a gcc to try.
+if(GCC)
+  run("compiling with gcc and pkg-config's flags" ${GCC} ${SOURCE}/consumer/pkgconfig_consumer.c ${flags}
+      -Wl,-rpath,${prefix}/${LIBDIR} -o ${WORK}/pkgconfig_consumer_gcc)
+  run("running the gcc pkg-config consumer" ${WORK}/pkgconfig_consumer_gcc)
+  if(NOT last_output MATCHES "pkg-config consumer ok: tss")
+    message(FATAL_ERROR "unexpected output of the gcc pkg-config consumer: ${last_output}")
+  endif()
 endif()
 run("pkg-config selfsched-core" ${PKG_CONFIG} --libs selfsched-core)
 if(WITH_MPI)

@@ -1,5 +1,5 @@
 # libselfsched exports only what omp_ext/exports.map allows: the interposed
-# libomp entry points, the OMPT tool entry, the C API and the MPI layer's
+# libomp and libgomp entry points, the OMPT tool entry, the C API and the MPI layer's
 # seam (selfsched::omp::bridge, install_outer_source); no other internal
 # function of the library, whose signatures may change with any refactor.
 # A leaked template instance (std::, nlohmann::json) or core symbol could bind
@@ -16,7 +16,7 @@ foreach(line IN LISTS lines)
     set(symbol ${CMAKE_MATCH_1})
     math(EXPR count "${count} + 1")
     # outer_source's type information too, where a build emits it (UBSan's vptr check).
-    if(NOT symbol MATCHES "^(__kmpc_|omp_|kmp_|ompt_start_tool$|selfsched_|_ZN9selfsched3omp6bridge|_ZN9selfsched3omp20install_outer_source|_ZT[ISV]N9selfsched3omp12outer_sourceE$)")
+    if(NOT symbol MATCHES "^(__kmpc_|GOMP_|omp_|kmp_|ompt_start_tool$|selfsched_|_ZN9selfsched3omp6bridge|_ZN9selfsched3omp20install_outer_source|_ZT[ISV]N9selfsched3omp12outer_sourceE$)")
       string(APPEND leaked "  ${symbol}\n")
     endif()
   endif()

@@ -1,0 +1,70 @@
+#include "runtimes.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include "schedule_choice.hpp"
+#include "settings.hpp"
+
+#include "libomp_abi.hpp"
+
+// Ours, as this library defines them (-Bsymbolic-functions: these are our
+// own addresses, whatever the process's search order).
+extern "C" void __kmpc_dispatch_deinit(selfsched::omp::ident_t*, std::int32_t);
+extern "C" void GOMP_loop_end();
+
+namespace selfsched::omp {
+namespace detail {
+std::atomic<bool> loop_served{false};
+}
+
+runtime_report look_at_runtimes() {
+  runtime_report r;
+  r.libomp = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") != nullptr;
+  if (void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+    r.libgomp = true;
+    dlclose(libgomp);
+  }
+  // What the program's own calls bind to: the first definition in the
+  // process's search order.
+  r.libomp_served = dlsym(RTLD_DEFAULT, "__kmpc_dispatch_deinit") == reinterpret_cast<void*>(&__kmpc_dispatch_deinit);
+  r.libgomp_served = dlsym(RTLD_DEFAULT, "GOMP_loop_end") == reinterpret_cast<void*>(&GOMP_loop_end);
+  return r;
+}
+
+set_schedule_function runtime_set_schedule() {
+  void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  void* found = dlsym(libgomp != nullptr ? libgomp : RTLD_NEXT, "omp_set_schedule");
+  if (libgomp != nullptr) dlclose(libgomp);
+  return reinterpret_cast<set_schedule_function>(found);
+}
+
+std::string describe(const runtime_report& r) {
+  if (!r.any_loaded()) return "no OpenMP runtime loaded yet";
+  const auto one = [](const char* name, bool served) {
+    return std::string(name) + (served ? ": its loops come to selfsched"
+                                       : ": its loops do not come to selfsched (the runtime is linked before "
+                                         "libselfsched; link -lselfsched first, or LD_PRELOAD it)");
+  };
+  std::string text;
+  if (r.libomp) text = one("libomp (clang)", r.libomp_served);
+  if (r.libgomp) text += (text.empty() ? "" : "; ") + one("libgomp (GCC)", r.libgomp_served);
+  return text;
+}
+
+void report_unserved_at_exit() {
+  if (!current_settings().verbose) return;
+  std::atexit([] {
+    if (detail::loop_served.load(std::memory_order_relaxed) || active_technique() == nullptr) return;
+    const runtime_report r = look_at_runtimes();
+    if (r.any_loaded() && r.any_served())
+      warn("no loop was served by selfsched: the program ran no schedule(runtime) loop in a parallel region "
+           "(%s)",
+           describe(r).c_str());
+    else
+      warn("no loop was served by selfsched: %s", describe(r).c_str());
+  });
+}
+
+}  // namespace selfsched::omp

@@ -1,0 +1,46 @@
+// Which OpenMP runtime the program uses, and whether its loops reach
+// selfsched. A technique is never claimed active where it cannot be: the
+// answer is in SELFSCHED_DISPLAY_ENV, decides whether OMP_SCHEDULE is taken
+// at load, and, if no loop was served, is said at exit under SELFSCHED_VERBOSE.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+namespace selfsched::omp {
+
+struct runtime_report {
+  bool libomp = false;   // LLVM's (clang -fopenmp), loaded in the process
+  bool libgomp = false;  // GCC's (gcc, g++, gfortran -fopenmp)
+  // Its programs' loop calls come to selfsched first (libselfsched is
+  // preloaded or linked before the runtime).
+  bool libomp_served = false;
+  bool libgomp_served = false;
+  bool any_loaded() const { return libomp || libgomp; }
+  bool any_served() const { return (libomp && libomp_served) || (libgomp && libgomp_served); }
+};
+
+// Looks now (dlsym: cold, never on a loop's path).
+runtime_report look_at_runtimes();
+
+// "libgomp (GCC): its schedule(runtime) loops come to selfsched", or why not.
+std::string describe(const runtime_report& report);
+
+// The program's runtime's own omp_set_schedule (libgomp's in a GCC program,
+// which never loads libomp); nullptr if none is loaded.
+using set_schedule_function = void (*)(int kind, int chunk);
+set_schedule_function runtime_set_schedule();
+
+namespace detail {
+extern std::atomic<bool> loop_served;
+}
+// Called when a loop instance is set up (once per instance, one thread).
+inline void note_loop_served() {
+  if (!detail::loop_served.load(std::memory_order_relaxed)) detail::loop_served.store(true, std::memory_order_relaxed);
+}
+
+// From the library constructor: under SELFSCHED_VERBOSE, if a technique was
+// asked for and no loop ever reached selfsched, says so at exit with why.
+void report_unserved_at_exit();
+
+}  // namespace selfsched::omp

@@ -1,0 +1,60 @@
+# GCC programs (libgomp): served when libselfsched is preloaded or linked
+# before libgomp; when it is linked after, selfsched says so and claims
+# nothing (the technique is not in force, selfsched_set_schedule refuses).
+include(${CMAKE_CURRENT_LIST_DIR}/../omp/run_preloaded.cmake)
+
+function(expect_served what profile_file technique)
+  file(READ ${profile_file} profile)
+  if(NOT profile MATCHES "\"technique\": \"${technique}\"")
+    message(FATAL_ERROR "${what}: selfsched served no loop with ${technique} (profile: ${profile})")
+  endif()
+endfunction()
+
+# Preloaded, the technique in SELFSCHED_SCHEDULE: no message at all.
+run_preloaded(out err OMP_NUM_THREADS=3 SELFSCHED_SCHEDULE=fss SELFSCHED_PROFILE=${WORK}/gcc_preload.json
+              ${BIN}/plain_program_c 20000)
+if(NOT out MATCHES "wrong=0 set_schedule=1" OR NOT err STREQUAL "")
+  message(FATAL_ERROR "preloaded gcc program: ${out}\n${err}")
+endif()
+expect_served("preloaded gcc program" ${WORK}/gcc_preload.json fss)
+
+# OMP_SCHEDULE also works (libgomp may already have warned that it does not
+# know the name: it reads its environment before a preloaded library can).
+run_preloaded(out err OMP_NUM_THREADS=2 OMP_SCHEDULE=awf-b SELFSCHED_VERBOSE=1 ${BIN}/plain_program_c 20000)
+if(NOT out MATCHES "wrong=0" OR NOT err MATCHES "served by awf-b")
+  message(FATAL_ERROR "OMP_SCHEDULE=awf-b, preloaded gcc program: ${out}\n${err}")
+endif()
+
+# SELFSCHED_DISPLAY_ENV names the runtime and says its loops come to selfsched.
+run_preloaded(out err OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=gss SELFSCHED_DISPLAY_ENV=true ${BIN}/plain_program_c 1000)
+if(NOT err MATCHES "active technique for schedule\\(runtime\\) = 'gss'" OR
+   NOT err MATCHES "OpenMP runtime = 'libgomp \\(GCC\\): its loops come to selfsched'")
+  message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV, gcc program: ${err}")
+endif()
+
+# Linked before libgomp: served, without LD_PRELOAD.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=tss
+                  SELFSCHED_PROFILE=${WORK}/gcc_linked.json ${BIN}/plain_program_c_linked 20000
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "wrong=0 set_schedule=1")
+  message(FATAL_ERROR "gcc program linked with -lselfsched first: exit ${rc}\n${out}\n${err}")
+endif()
+expect_served("gcc program linked with -lselfsched first" ${WORK}/gcc_linked.json tss)
+
+# Linked after libgomp: libgomp's loops never reach selfsched. One message
+# naming the variable and why; nothing claimed; the loops still right.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true
+                  ${BIN}/plain_program_c_gomp_first 20000
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "wrong=0 set_schedule=0" OR
+   NOT err MATCHES "SELFSCHED_SCHEDULE='fss' is not in force: libgomp \\(GCC\\): its loops do not come to selfsched \\(the runtime is linked before libselfsched" OR
+   NOT err MATCHES "active technique for schedule\\(runtime\\) = 'none")
+  message(FATAL_ERROR "gcc program linked with -lgomp before -lselfsched: exit ${rc}\n${out}\n${err}")
+endif()
+
+# No runtime at all (a program without OpenMP, here cmake itself): under
+# SELFSCHED_VERBOSE, said once at exit.
+run_preloaded(out err SELFSCHED_SCHEDULE=fss SELFSCHED_VERBOSE=1 ${CMAKE_COMMAND} -E true)
+if(NOT err MATCHES "no loop was served by selfsched: no OpenMP runtime loaded")
+  message(FATAL_ERROR "a program without OpenMP, SELFSCHED_VERBOSE=1: ${err}")
+endif()
