@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp libomp-release install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp libomp-release install clean
 
 all: build
 
@@ -70,6 +70,10 @@ bench: build
 # Per-chunk cost of the libomp binding (docs/results.md); a few minutes.
 bench-omp: build
 	benchmarks/omp/run_bench_omp.sh $(BUILD)
+
+# The same per-chunk instruction counts under libgomp (GCC programs).
+bench-gomp: build
+	benchmarks/omp/callgrind_gomp.sh $(BUILD)
 
 # libomp 19 built Release from the distribution's source (root, once).
 libomp-release:

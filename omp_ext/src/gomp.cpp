@@ -107,17 +107,16 @@ void enter_loop(membership& m, loop_site site, const active_schedule& technique,
 // The next chunk of a loop m is in, as [istart, iend).
 template <typename T>
 [[gnu::noinline]] bool serve_next(membership* m, T* istart, T* iend) {
-  const loop_cursor& cursor = m->loop;
-  const iter_t n = cursor.slot->n;
-  const std::uint64_t lower = cursor.lower, end = cursor.end;
-  const auto stride = static_cast<std::uint64_t>(cursor.stride);
-  const chunk c = claim_next_chunk(*m);  // may leave the loop
+  const chunk c = claim_next_chunk(*m);  // size 0: m has left the loop, whose slot may be reused
   if (c.size == 0) return false;
-  *istart = static_cast<T>(lower + static_cast<std::uint64_t>(c.start) * stride);
+  const loop_cursor& cursor = m->loop;
+  const auto stride = static_cast<std::uint64_t>(cursor.stride);
+  *istart = static_cast<T>(cursor.lower + static_cast<std::uint64_t>(c.start) * stride);
   // The last chunk ends at the loop's end: start + n * incr may pass it, and
   // overflow near the type's limits.
-  *iend = c.start + c.size == n ? static_cast<T>(end)
-                                : static_cast<T>(lower + static_cast<std::uint64_t>(c.start + c.size) * stride);
+  *iend = c.start + c.size == cursor.slot->n
+              ? static_cast<T>(cursor.end)
+              : static_cast<T>(cursor.lower + static_cast<std::uint64_t>(c.start + c.size) * stride);
   return true;
 }
 
@@ -140,12 +139,25 @@ bool start_loop(loop_site site, written_kind written, bool up, T start, T end, T
   return n > 0 && serve_next(m, istart, iend);
 }
 
+// A loop's next chunk. The hot path is two thread-local loads and the claim
+// (or one jump to libgomp); loops in regions not followed take the cold one.
 template <typename T, typename Forward>
-bool next_chunk(T* istart, T* iend, Forward forward) {
-  if (unseen_loop_levels == 0 || !in_unseen_loop()) [[likely]] {
-    membership* m = current_membership();
-    if (m != nullptr && m->loop.slot != nullptr) return serve_next(m, istart, iend);
-    if (m != nullptr && m->last_loop_ours) return false;  // an empty loop of ours
+[[gnu::noinline, gnu::cold]] bool next_chunk_in_unseen_region(T* istart, T* iend, Forward forward) {
+  if (in_unseen_loop()) return forward(istart, iend);
+  membership* m = current_membership();
+  if (m != nullptr && m->loop.slot != nullptr) return serve_next(m, istart, iend);
+  if (m != nullptr && m->last_loop_ours) return false;
+  return forward(istart, iend);
+}
+
+template <typename T, typename Forward>
+[[gnu::always_inline]] inline bool next_chunk(T* istart, T* iend, Forward forward) {
+  if (unseen_loop_levels != 0) [[unlikely]]
+    return next_chunk_in_unseen_region(istart, iend, forward);
+  membership* m = current_membership();
+  if (m != nullptr) [[likely]] {
+    if (m->loop.slot != nullptr) return serve_next(m, istart, iend);
+    if (m->last_loop_ours) return false;  // an empty loop of ours
   }
   return forward(istart, iend);
 }
@@ -382,8 +394,10 @@ bool GOMP_loop_ull_start(bool up, gomp_ull start, gomp_ull end, gomp_ull incr, l
 }
 
 // The next chunks.
-#define SELFSCHED_LOOP_NEXT(name, T, real) \
-  bool name(T* istart, T* iend) { return so::next_chunk(istart, iend, gomp().real); }
+#define SELFSCHED_LOOP_NEXT(name, T, real)                                                       \
+  bool name(T* istart, T* iend) {                                                               \
+    return so::next_chunk(istart, iend, so::call_gomp<&so::gomp_entry_points::real, T*, T*>);    \
+  }
 SELFSCHED_LOOP_NEXT(GOMP_loop_runtime_next, long, loop_runtime_next)
 SELFSCHED_LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next, long, loop_runtime_next)
 SELFSCHED_LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next, long, loop_runtime_next)

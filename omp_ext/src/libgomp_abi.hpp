@@ -79,4 +79,20 @@ inline const gomp_entry_points& gomp() {
   return detail::gomp_resolved.parallel != nullptr ? detail::gomp_resolved : detail::resolve_gomp();
 }
 
+// call_gomp<&gomp_entry_points::loop_runtime_next>(istart, iend): the same
+// as gomp().loop_runtime_next(istart, iend), as one tail jump on the per-chunk
+// forwarding path (resolving, out of line, keeps no registers live there).
+namespace detail {
+template <auto entry, typename... Args>
+[[gnu::noinline, gnu::cold]] auto call_after_resolving(Args... args) {
+  return (resolve_gomp().*entry)(args...);
+}
+}  // namespace detail
+template <auto entry, typename... Args>
+inline auto call_gomp(Args... args) {
+  if (detail::gomp_resolved.parallel != nullptr) [[likely]]
+    return (detail::gomp_resolved.*entry)(args...);
+  return detail::call_after_resolving<entry>(args...);
+}
+
 }  // namespace selfsched::omp
