@@ -89,6 +89,9 @@ const gomp_entry_points& resolve_gomp() {
 // At load, before any thread exists: only if libgomp is there (a clang
 // program has no use for these, and libomp's GOMP_* layer is found lazily).
 __attribute__((constructor)) void resolve_gomp_at_load() {
+  void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (libgomp == nullptr) return;
+  dlclose(libgomp);
   gomp_entry_points g{};
   const char* missing = nullptr;
   if (resolve_all(g, missing, /*load_if_absent=*/false) && g.follows_regions) gomp_resolved = g;
