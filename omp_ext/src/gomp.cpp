@@ -92,6 +92,12 @@ void leave_loop_to_libgomp(membership* m) {
     unseen_loop_levels |= level_bit();
 }
 
+// The minimum chunk a loop carries: what its clause wrote (dynamic,k or
+// guided,k taken over); runtime loops carry none of their own.
+iter_t clause_chunk_of(written_kind written, long long chunk) {
+  return written == written_kind::runtime || chunk <= 0 ? 1 : static_cast<iter_t>(chunk);
+}
+
 // Enters a loop selfsched serves: every member of the team does, alike.
 template <typename T>
 void enter_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n, T start, T end, T incr,
@@ -134,32 +140,35 @@ bool start_loop(loop_site site, written_kind written, bool up, T start, T end, T
     leave_loop_to_libgomp(m);
     return forward();
   }
-  const iter_t clause_chunk = written == written_kind::runtime ? 1 : static_cast<iter_t>(chunk > 0 ? chunk : 1);
-  enter_loop(*m, site, *technique, n, start, end, incr, clause_chunk);
+  enter_loop(*m, site, *technique, n, start, end, incr, clause_chunk_of(written, static_cast<long long>(chunk)));
   return n > 0 && serve_next(m, istart, iend);
 }
 
 // A loop's next chunk. The hot path is two thread-local loads and the claim
-// (or one jump to libgomp); loops in regions not followed take the cold one.
+// (or one jump to libgomp). A thread in a loop of a region not followed
+// asks libgomp for its level, out of line, so that the hot path keeps no
+// register live across that call.
 template <typename T, typename Forward>
-[[gnu::noinline, gnu::cold]] bool next_chunk_in_unseen_region(T* istart, T* iend, Forward forward) {
-  if (in_unseen_loop()) return forward(istart, iend);
-  membership* m = current_membership();
-  if (m != nullptr && m->loop.slot != nullptr) return serve_next(m, istart, iend);
-  if (m != nullptr && m->last_loop_ours) return false;
-  return forward(istart, iend);
-}
-
-template <typename T, typename Forward>
-[[gnu::always_inline]] inline bool next_chunk(T* istart, T* iend, Forward forward) {
-  if (unseen_loop_levels != 0) [[unlikely]]
-    return next_chunk_in_unseen_region(istart, iend, forward);
+[[gnu::always_inline]] inline bool next_chunk_in_followed_loop(T* istart, T* iend, Forward forward) {
   membership* m = current_membership();
   if (m != nullptr) [[likely]] {
     if (m->loop.slot != nullptr) return serve_next(m, istart, iend);
     if (m->last_loop_ours) return false;  // an empty loop of ours
   }
   return forward(istart, iend);
+}
+
+template <typename T, typename Forward>
+[[gnu::noinline, gnu::cold]] bool next_chunk_beside_unseen_loops(T* istart, T* iend, Forward forward) {
+  if (in_unseen_loop()) return forward(istart, iend);
+  return next_chunk_in_followed_loop(istart, iend, forward);
+}
+
+template <typename T, typename Forward>
+[[gnu::always_inline]] inline bool next_chunk(T* istart, T* iend, Forward forward) {
+  if (unseen_loop_levels != 0) [[unlikely]]
+    return next_chunk_beside_unseen_loops(istart, iend, forward);
+  return next_chunk_in_followed_loop(istart, iend, forward);
 }
 
 // GOMP_loop_end*: true if the loop was selfsched's (the caller then waits
@@ -239,7 +248,7 @@ void parallel_loop(loop_site site, written_kind written, gomp_body body, void* d
     region.loop_technique = technique;
     region.site = site;
     region.n = n;
-    region.clause_chunk = written == written_kind::runtime || chunk <= 0 ? 1 : chunk;
+    region.clause_chunk = clause_chunk_of(written, chunk);
     region.start = start;
     region.end = end;
     region.incr = incr;
