@@ -2,6 +2,8 @@
 // schedule(runtime|dynamic|guided) loop to dispatch_init, then dispatch_next
 // until it returns 0, then (clang >= 18) dispatch_deinit. Loops selfsched does
 // not own go to libomp untouched.
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include <type_traits>
 
 #include "doacross.hpp"
+#include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
 #include "profile.hpp"
 #include "runtimes.hpp"
@@ -276,8 +279,12 @@ __attribute__((constructor)) void selfsched_load() {
   so::report_unserved_at_exit();
   // Where libomp will not call our tool (OMPT disabled, or a GCC program:
   // libgomp has no OMPT), the settings are shown now.
-  const char* tool = std::getenv("OMP_TOOL");
-  if ((tool != nullptr && std::string_view(tool) == "disabled") || so::look_at_runtimes().libgomp)
-    so::display_settings_if_asked();
+  if (so::current_settings().display_env) {
+    const char* tool = std::getenv("OMP_TOOL");
+    void* libgomp = so::loaded_libgomp();
+    if (libgomp != nullptr) dlclose(libgomp);
+    if ((tool != nullptr && std::string_view(tool) == "disabled") || libgomp != nullptr)
+      so::display_settings_if_asked();
+  }
 }
 }  // namespace

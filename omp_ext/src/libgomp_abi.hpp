@@ -67,6 +67,10 @@ struct gomp_entry_points {
   int (*get_num_threads)();
 };
 
+// libgomp.so.1 if the process has it (a handle the caller dlcloses), else
+// nullptr. Never loads it.
+void* loaded_libgomp();
+
 // Resolved when the library loads, or at the first call if the runtime came
 // later (dlopen): libgomp.so.1 if the process has it, else the next
 // definition (libomp's GOMP_* layer). A call with neither there aborts with

@@ -18,7 +18,7 @@ namespace {
 // whose every OpenMP call libselfsched satisfies lost libgomp to the
 // linker's --as-needed; it is loaded here, as the program was built for it.
 bool resolve_all(gomp_entry_points& g, const char*& missing, bool load_if_absent) {
-  void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  void* libgomp = loaded_libgomp();
   if (libgomp == nullptr && load_if_absent && dlsym(RTLD_NEXT, "GOMP_parallel") == nullptr)
     libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_GLOBAL);
   void* where = libgomp != nullptr ? libgomp : RTLD_NEXT;
@@ -67,6 +67,8 @@ bool resolve_all(gomp_entry_points& g, const char*& missing, bool load_if_absent
 
 }  // namespace
 
+void* loaded_libgomp() { return dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD); }
+
 namespace detail {
 gomp_entry_points gomp_resolved{};
 
@@ -89,7 +91,7 @@ const gomp_entry_points& resolve_gomp() {
 // At load, before any thread exists: only if libgomp is there (a clang
 // program has no use for these, and libomp's GOMP_* layer is found lazily).
 __attribute__((constructor)) void resolve_gomp_at_load() {
-  void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  void* libgomp = loaded_libgomp();
   if (libgomp == nullptr) return;
   dlclose(libgomp);
   gomp_entry_points g{};

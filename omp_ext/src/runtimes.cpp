@@ -7,6 +7,7 @@
 #include "schedule_choice.hpp"
 #include "settings.hpp"
 
+#include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
 
 // Ours, as this library defines them (-Bsymbolic-functions: these are our
@@ -22,7 +23,7 @@ std::atomic<bool> loop_served{false};
 runtime_report look_at_runtimes() {
   runtime_report r;
   r.libomp = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") != nullptr;
-  if (void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+  if (void* libgomp = loaded_libgomp()) {
     r.libgomp = true;
     dlclose(libgomp);
   }
@@ -34,7 +35,7 @@ runtime_report look_at_runtimes() {
 }
 
 set_schedule_function runtime_set_schedule() {
-  void* libgomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  void* libgomp = loaded_libgomp();
   void* found = dlsym(libgomp != nullptr ? libgomp : RTLD_NEXT, "omp_set_schedule");
   if (libgomp != nullptr) dlclose(libgomp);
   return reinterpret_cast<set_schedule_function>(found);
