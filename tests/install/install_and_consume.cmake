@@ -22,6 +22,14 @@ function(run what)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
+# run(), and its output must match `expected`.
+function(run_expecting what expected)
+  run("${what}" ${ARGN})
+  if(NOT last_output MATCHES "${expected}")
+    message(FATAL_ERROR "unexpected output of ${what} (expected '${expected}'):\n${last_output}")
+  endif()
+endfunction()
+
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/first-prefix)
 file(RENAME ${WORK}/first-prefix ${prefix})
 
@@ -39,20 +47,14 @@ run("configuring the find_package consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consum
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR}
     "-DCMAKE_CXX_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
 run("building the find_package consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer)
-run("running the find_package consumer" ${WORK}/consumer/consumer)
-if(NOT last_output MATCHES "consumer ok: w-fss, gss,3")
-  message(FATAL_ERROR "unexpected output of the find_package consumer: ${last_output}")
-endif()
+run_expecting("running the find_package consumer" "consumer ok: w-fss, gss,3" ${WORK}/consumer/consumer)
 
 # A C-only project (no C++ enabled): the C API, and the MPI bridge's.
 run("configuring the C consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer_c -B ${WORK}/consumer_c -G Ninja
     -DCMAKE_C_COMPILER=${CC} -DCMAKE_PREFIX_PATH=${prefix}
     "-DCMAKE_C_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
 run("building the C consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer_c)
-run("running the C consumer" ${WORK}/consumer_c/c_consumer)
-if(NOT last_output MATCHES "pkg-config consumer ok: tss")
-  message(FATAL_ERROR "unexpected output of the C consumer: ${last_output}")
-endif()
+run_expecting("running the C consumer" "pkg-config consumer ok: tss" ${WORK}/consumer_c/c_consumer)
 
 if(WITH_MPI)
   # The MPI bridge from C and from C++17 (raised to C++20 by selfsched::mpi),
@@ -62,10 +64,8 @@ if(WITH_MPI)
       "-DCMAKE_CXX_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
   run("building the C++17 MPI consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer_mpi)
   foreach(program ${WORK}/consumer_mpi/mpi_consumer ${WORK}/consumer_c/c_mpi_consumer)
-    run("running ${program} on 2 ranks" ${prefix}/bin/selfsched-mpirun --threads 1 -np 2 ${program})
-    if(NOT last_output MATCHES "MPI consumer ok: 0 rows wrong")
-      message(FATAL_ERROR "unexpected output of ${program}: ${last_output}")
-    endif()
+    run_expecting("running ${program} on 2 ranks" "MPI consumer ok: 0 rows wrong"
+                  ${prefix}/bin/selfsched-mpirun --threads 1 -np 2 ${program})
   endforeach()
 endif()
 
@@ -76,18 +76,12 @@ string(STRIP "${last_output}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
 run("compiling with pkg-config's flags" ${CC} ${SOURCE}/consumer/pkgconfig_consumer.c ${flags} ${SANITIZER_FLAGS} ${SANITIZER_LINK_FLAGS}
     -Wl,-rpath,${prefix}/${LIBDIR} -o ${WORK}/pkgconfig_consumer)
-run("running the pkg-config consumer" ${WORK}/pkgconfig_consumer)
-if(NOT last_output MATCHES "pkg-config consumer ok: tss")
-  message(FATAL_ERROR "unexpected output of the pkg-config consumer: ${last_output}")
-endif()
+run_expecting("running the pkg-config consumer" "pkg-config consumer ok: tss" ${WORK}/pkgconfig_consumer)
 # The same program from gcc (libgomp), where the build has a gcc to try.
 if(GCC)
   run("compiling with gcc and pkg-config's flags" ${GCC} ${SOURCE}/consumer/pkgconfig_consumer.c ${flags}
       -Wl,-rpath,${prefix}/${LIBDIR} -o ${WORK}/pkgconfig_consumer_gcc)
-  run("running the gcc pkg-config consumer" ${WORK}/pkgconfig_consumer_gcc)
-  if(NOT last_output MATCHES "pkg-config consumer ok: tss")
-    message(FATAL_ERROR "unexpected output of the gcc pkg-config consumer: ${last_output}")
-  endif()
+  run_expecting("running the gcc pkg-config consumer" "pkg-config consumer ok: tss" ${WORK}/pkgconfig_consumer_gcc)
 endif()
 run("pkg-config selfsched-core" ${PKG_CONFIG} --libs selfsched-core)
 if(WITH_MPI)
