@@ -28,28 +28,27 @@ total() { # clause n loops env...
   callgrind_annotate "$work/out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
 }
 preload=(LD_PRELOAD="$work/libselfsched.so")
-printf '%-44s %s\n' "case (2 threads, OMP_WAIT_POLICY=passive)" "instructions per chunk"
-per_chunk() { # name clause env...
-  local name=$1 clause=$2
-  shift 2
-  local a b
-  a=$(total "$clause" 10000 1 "$@")
-  b=$(total "$clause" 30000 1 "$@")
-  printf '%-44s %d\n' "$name" $(((b - a) / 20000))
+# marginal NAME UNIT CLAUSE N1 LOOPS1 N2 LOOPS2 ENV...: the instructions that
+# (N2 x LOOPS2) - (N1 x LOOPS1) more iterations cost, per UNIT (chunk: one
+# more iteration of one loop; loop: one more instance of a loop of N).
+marginal() {
+  local name=$1 unit=$2 clause=$3 n1=$4 loops1=$5 n2=$6 loops2=$7
+  shift 7
+  local a b units
+  a=$(total "$clause" "$n1" "$loops1" "$@")
+  b=$(total "$clause" "$n2" "$loops2" "$@")
+  if [[ $unit == chunk ]]; then units=$((n2 - n1)); else units=$((loops2 - loops1)); fi
+  printf '%-44s %d per %s\n' "$name" $(((b - a) / units)) "$unit"
 }
+per_chunk() { marginal "$1" chunk "$2" 10000 1 30000 1 "${@:3}"; }
+per_instance() { marginal "$1" "loop of 64" "$2" 64 100 64 300 "${@:3}"; }
+
+printf '%s\n' "2 threads, OMP_WAIT_POLICY=passive; instructions:"
 per_chunk "selfsched ss (schedule(runtime))" runtime SELFSCHED_SCHEDULE=ss "${preload[@]}"
 per_chunk "libgomp runtime, OMP_SCHEDULE=dynamic,1" runtime OMP_SCHEDULE=dynamic,1
 per_chunk "libgomp schedule(nonmonotonic:dynamic,1)" nonmonotonic:dynamic,1
 per_chunk "  forwarded through libselfsched" nonmonotonic:dynamic,1 SELFSCHED_SCHEDULE=ss "${preload[@]}"
 per_chunk "libgomp schedule(monotonic:dynamic,1)" monotonic:dynamic,1
-per_instance() { # name clause env...: 64-iteration loops, per loop instance
-  local name=$1 clause=$2
-  shift 2
-  local a b
-  a=$(total "$clause" 64 100 "$@")
-  b=$(total "$clause" 64 300 "$@")
-  printf '%-44s %d per loop of 64\n' "$name" $(((b - a) / 200))
-}
 per_instance "selfsched gss (schedule(runtime))" runtime SELFSCHED_SCHEDULE=gss "${preload[@]}"
 per_instance "libgomp schedule(guided,1)" guided,1
 per_instance "selfsched ss (schedule(runtime))" runtime SELFSCHED_SCHEDULE=ss "${preload[@]}"
