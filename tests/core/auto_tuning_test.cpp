@@ -32,34 +32,37 @@ TEST(AutoTuning, FirstChunkIsTheMinimum) {
 }
 
 TEST(AutoTuning, GrowthDoublesAtMost) {
-  // 1 us per iteration, 1 us claims, R = 1e6 at 2e6 it/s: the balance bound is
-  // 1e6 / (2 * 2e6 * 1e-6) = 250,000, a locality share 62,500; doubling decides.
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 8), 1'000'000, 2e6, 1), 16);
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 64), 1'000'000, 2e6, 1), 128);
+  // 10 us per iteration, 1 us claims, R = 1e6 at 2e5 it/s: the balance bound is
+  // 1e6 / (4 * 2e5 * 1e-5) = 125,000 and the overhead bound 1e-6 / (0.01 * 1e-5) = 10;
+  // doubling decides.
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-5, 1e-6, 8), 1'000'000, 2e5, 1), 16);
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-5, 1e-6, 64), 1'000'000, 2e5, 1), 128);
 }
 
-TEST(AutoTuning, OverheadBoundKeepsClaimsUnderOnePercent) {
-  // 10 ns per iteration, claims of 1 us: 1e-6 / (0.01 * 1e-8) = 10,000 iterations, above
-  // the locality share of R = 100,000 at 2e8 it/s (100,000 / (2 * 4 * 2e8 * 1e-8) = 6,250).
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 1'000'000), 100'000, 2e8, 1), 10'000);
+TEST(AutoTuning, TheRampJumpsToTheOverheadBound) {
+  // 10 ns per iteration, claims of 1 us: 1e-6 / (0.01 * 1e-8) = 10,000 iterations, more than
+  // twice the previous 10 and under the balance bound of R = 100,000 at 2e8 it/s
+  // (100,000 / (4 * 2e8 * 1e-8) = 12,500).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 10), 100'000, 2e8, 1), 10'000);
   // A claim measured cheaper than the floor counts at the floor: 2e-7 / (0.01 * 1e-8) = 2,000
-  // (share of R = 16,000: 1,000).
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-9, 1'000'000), 16'000, 2e8, 1), 2'000);
-  // Costly iterations near the end: one at a time (balance 8 / (2 * 2e3 * 1e-3) = 2, share 0.5).
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-3, 1e-6, 1'000), 8, 2e3, 1), 1);
+  // (balance bound of R = 32,000: 4,000).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-9, 10), 32'000, 2e8, 1), 2'000);
 }
 
-TEST(AutoTuning, ChunksGrowToALocalityShareOfWhatRemains) {
-  // Past the overhead bound (100), up to 1/4 of the balance bound: 250,000 / 4 = 62,500.
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 1'000'000), 1'000'000, 2e6, 1), 62'500);
+TEST(AutoTuning, ChunksGrowToTheBalanceBound) {
+  // Past the overhead bound (100) and with doubling no limit: 1e6 / (4 * 2e6 * 1e-6) = 125,000.
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-6, 1'000'000), 1'000'000, 2e6, 1), 125'000);
+  // Costly iterations near the end: balance, 16 / (4 * 2e3 * 1e-3) = 2, though a claim
+  // would want a larger chunk.
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-3, 1e-1, 1'000), 16, 2e3, 1), 2);
 }
 
-TEST(AutoTuning, BalanceBoundIsHalfTheWorkersShareOfWhatRemains) {
+TEST(AutoTuning, BalanceBoundIsAQuarterOfTheWorkersShareOfWhatRemains) {
   // Team rate 2e6 it/s, this worker 1e6 it/s (1 us each): its share of R =
-  // 1000 is 500, half of it 250 (< the overhead bound of 1e5 for 1 ms claims).
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-3, 1'000'000), 1000, 2e6, 1), 250);
-  // A worker at a quarter of the team's rate gets a quarter of that share's half.
-  EXPECT_EQ(auto_tuning::next_size(measured(4e-6, 1e-3, 1'000'000), 1000, 1e6, 1), 125);
+  // 1000 is 500, a quarter of it 125 (< the overhead bound of 1e5 for 1 ms claims).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-3, 1'000'000), 1000, 2e6, 1), 125);
+  // A worker at a quarter of the team's rate: 1000 / (4 * 1e6 * 4e-6) = 62.5, rounded up.
+  EXPECT_EQ(auto_tuning::next_size(measured(4e-6, 1e-3, 1'000'000), 1000, 1e6, 1), 63);
   // Unknown team rate: the minimum.
   EXPECT_EQ(auto_tuning::next_size(measured(1e-6, 1e-3, 1'000'000), 1000, 0, 3), 3);
 }

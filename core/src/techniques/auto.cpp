@@ -41,11 +41,10 @@ iter_t auto_tuning::next_size(const auto_estimate& me, iter_t remaining, double 
   // remainder is not known either, so the balance bound stays at the minimum.
   const double balance_bound =
       team_rate > 0 && std::isfinite(team_rate) ? static_cast<double>(remaining) / (factor * team_rate * t) : 0;
-  const double growth_bound = growth * static_cast<double>(me.last_size);
-  // Chunks may grow past the overhead bound up to a share of what remains
-  // (locality: consecutive iterations reuse caches and prefetch).
-  const double share_bound = balance_bound / locality_split;
-  const double wanted = std::min({std::max(overhead_bound, share_bound), balance_bound, growth_bound});
+  // The ramp doubles, and may jump at once to the overhead bound: a chunk
+  // the claim is claim_share of (20 us of work at the least claim cost).
+  const double ramp_bound = std::max(growth * static_cast<double>(me.last_size), overhead_bound);
+  const double wanted = std::min(balance_bound, ramp_bound);
   return std::max(min_chunk, arith::to_iters_ceil(wanted));
 }
 

@@ -9,13 +9,20 @@
 // costs, and its next chunk is bounded by:
 //
 //   balance:   at most 1/factor of worker k's share of what remains at the
-//              team's measured rate, B = R / (factor * rate * t_k) (factoring, x = 2,
-//              weighted by measured speed as in AF, Banicescu & Liu 2000)
-//   overhead:  up to the larger of a chunk whose claim costs at most
-//              claim_share of it, claim / (claim_share * t_k), and B /
-//              locality_split (consecutive iterations share caches)
-//   growth:    at most `growth` times the worker's previous chunk, so a few
-//              cheap iterations never buy a large chunk.
+//              team's measured rate, B = R / (factor * rate * t_k) (factoring with
+//              x = 4, weighted by measured speed as in AF, Banicescu & Liu 2000;
+//              x = 2 ran Mandelbrot 5% slower: rates measured on a few rows
+//              mispredict the next rows' cost)
+//   ramp:      at most `growth` times the worker's previous chunk, so a few
+//              cheap iterations never buy a large chunk; or, if larger, the
+//              overhead bound claim / (claim_share * t_k), a chunk whose claim
+//              costs at most claim_share of it.
+//
+// The next chunk is the smaller of the two. Chunks are as large as balance
+// allows once the ramp is done: consecutive iterations share caches, and a
+// chunk boundary between two threads running side by side can cost a whole
+// iteration (matmul's rows share a cache line at each boundary: rows handed
+// out one by one ran at half speed, docs/results.md).
 //
 // Claims cost under ~1% of the loop; the balance bound keeps the end of the
 // loop even; growth makes the first chunks safe. What a worker learned is
@@ -64,9 +71,8 @@ struct auto_estimate {
 
 struct auto_tuning {
   static constexpr double claim_share = 0.01;  // claims cost at most 1% of a chunk
-  static constexpr double factor = 2;          // of a worker's share of what remains
+  static constexpr double factor = 4;          // of a worker's share of what remains
   static constexpr double growth = 2;          // chunk k+1 <= growth x chunk k
-  static constexpr double locality_split = 4;  // chunks may reach 1/(factor x this) of a share
   // A claim costs at least this much even where the clock cannot see it:
   // the call into the runtime, and the shared counter's cache line moving
   // between cores (libomp's dynamic,1 pays about 0.8 us a claim with two
