@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp libomp-release install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp bench-tasks libomp-release install clean
 
 all: build
 
@@ -70,6 +70,10 @@ bench: build
 # Per-chunk cost of the libomp binding (docs/results.md); a few minutes.
 bench-omp: build
 	benchmarks/omp/run_bench_omp.sh $(BUILD)
+
+# What a task costs in a task pool, beside OpenMP's own tasks (docs/tasks.md).
+bench-tasks: build
+	$(BUILD)/bin/bench_task_pool --benchmark_counters_tabular=true
 
 # The same per-chunk instruction counts under libgomp (GCC programs).
 bench-gomp: build
