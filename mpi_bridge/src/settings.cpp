@@ -28,6 +28,7 @@ std::string parse_choice(std::string_view v, T& out, const std::pair<const char*
 
 constexpr std::pair<const char*, transport_kind> transports[] = {
     {"master", transport_kind::master}, {"rma", transport_kind::rma}, {"hier", transport_kind::hier}};
+constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool_strategy::central}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
@@ -65,6 +66,9 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_MPI_STATS", "false",
      "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
+    {"SELFSCHED_POOL_STRATEGY", "central",
+     "how task pools move tasks between ranks: central (rank 0 holds the global queue; docs/tasks.md)",
+     [](std::string_view v, settings& s) { return parse_choice(v, s.strategy, strategies); }},
 };
 
 }  // namespace
@@ -78,6 +82,16 @@ void display_settings() {
   std::fprintf(stderr, "\nSELFSCHED MPI DISPLAY ENVIRONMENT BEGIN\n");
   omp::bridge::print_setting_rows(table);
   std::fprintf(stderr, "SELFSCHED MPI DISPLAY ENVIRONMENT END\n\n");
+}
+
+std::string parse_pool_strategy(std::string_view name, pool_strategy& out) {
+  return parse_choice(name, out, strategies);
+}
+
+const char* strategy_name(pool_strategy s) {
+  for (const auto& [name, value] : strategies)
+    if (value == s) return name;
+  return "?";
 }
 
 const char* transport_name(transport_kind t) {

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace selfsched::mpi::detail {
 
 enum class transport_kind { master, rma, hier };
 enum class progress_kind { automatic, thread, inline_ };
+enum class pool_strategy { central };
 
 struct settings {
   std::string schedule = "fss";                      // SELFSCHED_MPI_SCHEDULE: outer technique
@@ -19,6 +21,7 @@ struct settings {
   std::int64_t node_size = 0;                        // SELFSCHED_MPI_NODE_SIZE (0: shared-memory node)
   bool load = true;                                  // SELFSCHED_MPI_LOAD
   bool stats = false;                                // SELFSCHED_MPI_STATS
+  pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
 };
 
 // Read once. `report`: print the warnings for invalid values (rank 0 does;
@@ -29,5 +32,9 @@ const settings& current_settings(bool report);
 void display_settings();
 
 const char* transport_name(transport_kind t);
+
+// A task pool strategy by name: "" or "valid: ...".
+std::string parse_pool_strategy(std::string_view name, pool_strategy& out);
+const char* strategy_name(pool_strategy s);
 
 }  // namespace selfsched::mpi::detail

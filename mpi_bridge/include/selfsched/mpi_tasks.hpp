@@ -1,0 +1,95 @@
+// selfsched::mpi::task_pool: a task pool (docs/tasks.md) shared by the ranks
+// of a communicator, after seed 001 (Smith & Schnabel).
+//
+//   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+//   selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = "central"});
+//   if (rank == 0) pool.put(root);               // any rank may put before run
+//   auto report = pool.run([&](const selfsched::task& t) {
+//     for (const node& child : expand(t.as<node>())) pool.put(child, t.level() + 1);
+//   });                                          // collective: returns on every rank
+//                                                // when no task is left anywhere
+//
+// Tasks, levels, priorities, the asynchronicity limit, stop and bad input
+// behave as in the threads-only selfsched::task_pool; within a rank the
+// threads of an OpenMP parallel region share the rank's queue. Across ranks,
+// the strategy (options::strategy, else SELFSCHED_POOL_STRATEGY):
+//
+//   central  rank 0 holds the global priority queue (seed 001 Fig. 1): every
+//            task put anywhere goes to it, and ranks ask it for tasks. Its
+//            thread 0 serves requests and runs no task when there are
+//            other ranks (seed 001's dedicated master); its other threads
+//            run tasks from the global queue.
+//
+// Only thread 0 of each rank (the thread that calls run, which must be the
+// one that initialized MPI) calls MPI: MPI_THREAD_FUNNELED is enough.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "selfsched/task_pool.hpp"
+
+namespace selfsched::mpi {
+namespace detail {
+class pool_engine;
+}
+
+struct task_pool_options {
+  std::string strategy;         // "": SELFSCHED_POOL_STRATEGY, else "central"
+  int threads = 0;              // per rank; 0: omp_get_max_threads()
+  int async_levels = 0;         // global iterations in progress at most; 0: no limit
+  std::size_t max_payload = 0;  // bytes per task; 0: 65536
+};
+
+struct task_pool_report {
+  std::string strategy;
+  int rank = 0, ranks = 1, threads = 1;
+  std::int64_t tasks = 0;            // run on this rank
+  std::int64_t tasks_everywhere = 0; // run on all ranks
+  std::int64_t discarded = 0;        // everywhere (after a stop)
+  int last_completed_level = -1;
+  double seconds = 0;                // this rank's run, wall clock
+  double busy_seconds = 0;           // this rank's threads inside tasks
+  double idle_seconds = 0;           // this rank's threads waiting for a task
+  double utilization_min = 0, utilization_max = 0;  // busy / (threads x seconds), over the working ranks
+  double server_utilization = 0;     // central: the share of its time rank 0's server spent serving
+  std::int64_t messages_sent = 0;    // by this rank
+};
+
+class task_pool {
+ public:
+  // Collective over comm. Bad options or an unknown strategy throw
+  // selfsched::task_pool_error (every rank, with the same message).
+  explicit task_pool(MPI_Comm comm, const task_pool_options& options = {});
+  ~task_pool();
+  task_pool(const task_pool&) = delete;
+  task_pool& operator=(const task_pool&) = delete;
+
+  template <typename T>
+  void put(const T& value, int level = 0, double priority = 0) {
+    static_assert(std::is_trivially_copyable_v<T>, "selfsched::mpi::task_pool::put: a trivially copyable value");
+    static_assert(!std::is_pointer_v<T> && !std::is_null_pointer_v<T>,
+                  "selfsched::mpi::task_pool::put: a value, not a pointer (put_bytes copies what one points to)");
+    put_bytes(&value, sizeof(T), level, priority);
+  }
+  // Before run (on any rank) or from a task; thread-safe.
+  void put_bytes(const void* data, std::size_t size, int level = 0, double priority = 0);
+  // From a task: no new task starts on any rank; queued ones are discarded.
+  void stop();
+
+  // Collective: runs body on tasks until none is queued or running on any
+  // rank, or until a stop. An exception from body stops the pool and is
+  // rethrown on the rank where it happened.
+  task_pool_report run(const std::function<void(const task&)>& body);
+
+ private:
+  std::unique_ptr<detail::pool_engine> engine_;
+};
+
+}  // namespace selfsched::mpi

@@ -1,0 +1,177 @@
+// Task pool strategy `central` (seed 001 Fig. 1, pool_engine.hpp): rank 0
+// holds the global priority queue and serves the others.
+//
+// A report (rank -> rank 0): [type][stop u8][want i32][finished u32][levels
+// i32...][tasks u32][task...]. Its finished levels are those of tasks the
+// rank ran (or dropped after a stop), its tasks those they put; one message
+// per step, in order, so rank 0 never sees a task finish before the tasks
+// it put.
+#include <algorithm>
+#include <chrono>
+
+#include "fatal.hpp"
+#include "pool_engine.hpp"
+
+namespace selfsched::mpi::detail {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+bool pool_engine::progress_central_master() {
+  const std::int64_t from = now_ns();
+  bool busy = false;
+  while (auto received = receive()) {
+    busy = true;
+    auto& [sender, message] = *received;
+    const auto r = static_cast<std::size_t>(sender);
+    std::uint8_t type = 0, stop = 0;
+    message.get(type);
+    if (static_cast<pool_message>(type) == pool_message::end_ack) {
+      if (!acknowledged_[r]) acknowledged_[r] = true, ++acks_;
+      continue;
+    }
+    std::int32_t want = 0;
+    std::uint32_t finished = 0, count = 0;
+    bool ok = static_cast<pool_message>(type) == pool_message::report && message.get(stop) && message.get(want) &&
+              message.get(finished);
+    std::vector<int> levels;
+    for (std::uint32_t k = 0; ok && k < finished; ++k) {
+      std::int32_t level = 0;
+      ok = message.get(level);
+      levels.push_back(level);
+    }
+    ok = ok && message.get(count);
+    std::vector<wire_task> tasks(ok ? count : 0);
+    for (wire_task& t : tasks) ok = ok && message.get_task(t);
+    if (!ok) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+
+    std::lock_guard guard(lock_);
+    if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
+    // The tasks put first: a level must not complete before its children
+    // are counted.
+    for (wire_task& t : tasks) {
+      if (stopped_) ++discarded_;
+      else queue_.push(std::move(t.payload), t.level, t.priority);
+    }
+    for (int level : levels) queue_.finish(level);
+    if (!end_sent_) wanted_[r] += std::max(0, want);
+    if (stop) stop_locked();
+    changed_.notify_all();
+  }
+
+  std::unique_lock guard(lock_);
+  // Serve what was asked, current tasks only, highest priority first.
+  for (int r = 1; r < size_ && !stopped_; ++r) {
+    int& wanted = wanted_[static_cast<std::size_t>(r)];
+    if (wanted <= 0) continue;
+    message_buffer out(pool_message::tasks);
+    std::vector<wire_task> batch;
+    while (wanted > 0) {
+      std::optional<queued_task> t = queue_.pop_current();
+      if (!t) break;
+      batch.push_back(wire_task{t->level, t->priority, std::move(t->payload)});
+      --wanted;
+    }
+    if (batch.empty()) break;  // nothing current left for anyone
+    out.put(static_cast<std::uint32_t>(batch.size()));
+    for (const wire_task& t : batch) out.put_task(t);
+    send(r, std::move(out));
+    busy = true;
+  }
+  if (stopped_ && !halt_sent_) {
+    halt_sent_ = true;
+    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
+  }
+  // The end: every rank's early puts are in and nothing is queued or
+  // running anywhere. Then wait for each rank's last message.
+  if (!end_sent_ && heard_ == size_ - 1 && queue_.done()) {
+    end_sent_ = true;
+    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
+    busy = true;
+  }
+  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
+    ended_ = true;
+    changed_.notify_all();
+  }
+  if (busy) serve_ns_ += now_ns() - from;
+  return busy;
+}
+
+bool pool_engine::progress_central_rank() {
+  bool busy = false;
+  while (auto received = receive()) {
+    busy = true;
+    auto& [sender, message] = *received;
+    std::uint8_t type = 0;
+    message.get(type);
+    switch (static_cast<pool_message>(type)) {
+      case pool_message::tasks: {
+        std::uint32_t count = 0;
+        bool ok = message.get(count);
+        std::vector<wire_task> tasks(ok ? count : 0);
+        for (wire_task& t : tasks) ok = ok && message.get_task(t);
+        if (!ok) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+        std::lock_guard guard(lock_);
+        requested_ -= static_cast<int>(tasks.size());
+        for (wire_task& t : tasks) {
+          if (stopped_) {  // handed out, never run: finished for rank 0's accounting
+            finished_levels_.push_back(t.level);
+            ++discarded_;
+          } else {
+            queue_.push(std::move(t.payload), t.level, t.priority);
+          }
+        }
+        changed_.notify_all();
+        break;
+      }
+      case pool_message::halt: {
+        std::lock_guard guard(lock_);
+        stop_locked();
+        stop_requested_ = false;  // rank 0 stopped the pool: no need to tell it
+        break;
+      }
+      case pool_message::end: {
+        {
+          std::lock_guard guard(lock_);
+          ended_ = true;
+          changed_.notify_all();
+        }
+        send(0, message_buffer(pool_message::end_ack));
+        return true;
+      }
+      default:
+        abort_job(comm_, "task pool: an unexpected message from rank " + std::to_string(sender));
+    }
+  }
+
+  std::unique_lock guard(lock_);
+  if (ended_) return busy;
+  // One task per thread and one more, so no thread waits a round trip
+  // between two tasks: running, queued here, or asked for.
+  const int want = stopped_ ? 0
+                            : std::max(0, threads_ + 1 - static_cast<int>(queue_.outstanding()) - requested_);
+  if (first_report_sent_ && finished_levels_.empty() && new_tasks_.empty() && !stop_requested_ && want == 0)
+    return busy;
+  message_buffer out(pool_message::report);
+  out.put(static_cast<std::uint8_t>(stop_requested_ ? 1 : 0));
+  out.put(static_cast<std::int32_t>(want));
+  out.put(static_cast<std::uint32_t>(finished_levels_.size()));
+  for (int level : finished_levels_) out.put(static_cast<std::int32_t>(level));
+  out.put(static_cast<std::uint32_t>(new_tasks_.size()));
+  for (const wire_task& t : new_tasks_) out.put_task(t);
+  finished_levels_.clear();
+  new_tasks_.clear();
+  stop_requested_ = false;
+  first_report_sent_ = true;
+  requested_ += want;
+  guard.unlock();
+  send(0, std::move(out));
+  return true;
+}
+
+}  // namespace selfsched::mpi::detail

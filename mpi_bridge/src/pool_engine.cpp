@@ -1,0 +1,329 @@
+// A rank's side of a task pool shared by ranks (pool_engine.hpp): the
+// public API, the rank's threads and its message plumbing. The strategy's
+// own logic is in pool_central.cpp.
+#include "pool_engine.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace selfsched::mpi::detail {
+namespace {
+
+constexpr int pool_tag = 1;  // on the pool's own communicator
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+[[noreturn]] void refuse(const std::string& why) { throw task_pool_error("selfsched task pool: " + why); }
+
+}  // namespace
+
+void message_buffer::put_task(const wire_task& t) {
+  put(static_cast<std::int32_t>(t.level));
+  put(t.priority);
+  put(static_cast<std::uint64_t>(t.payload.size()));
+  bytes_.insert(bytes_.end(), t.payload.begin(), t.payload.end());
+}
+
+bool message_buffer::get_task(wire_task& t) {
+  std::int32_t level = 0;
+  std::uint64_t size = 0;
+  if (!get(level) || !get(t.priority) || !get(size) || size > bytes_.size() - read_) return false;
+  t.level = level;
+  t.payload.assign(bytes_.data() + read_, size);
+  read_ += size;
+  return true;
+}
+
+pool_engine::pool_engine(MPI_Comm comm, const task_pool_options& options) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) refuse("MPI is not initialized");
+  // Rank 0 decides and says why not, so every rank throws alike.
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  pool_strategy strategy = pool_strategy::central;
+  if (rank == 0) {
+    if (options.threads < 0) error = "threads " + std::to_string(options.threads) + " is negative";
+    else if (options.async_levels < 0)
+      error = "async_levels " + std::to_string(options.async_levels) + " is negative (0: no limit)";
+    else if (!options.strategy.empty()) {
+      if (const std::string why = parse_pool_strategy(options.strategy, strategy); !why.empty())
+        error = "unknown strategy '" + options.strategy + "'; " + why;
+    } else {
+      strategy = current_settings(true).strategy;
+    }
+  }
+  int level = MPI_THREAD_SINGLE, is_main = 0;
+  MPI_Query_thread(&level);
+  MPI_Is_thread_main(&is_main);
+  int local_ok = level >= MPI_THREAD_FUNNELED && (is_main || level == MPI_THREAD_MULTIPLE) ? 1 : 0, all_ok = 0;
+  MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (rank == 0 && error.empty() && !all_ok)
+    error = "needs MPI_THREAD_FUNNELED or more, and the pool made and run on the thread that initialized MPI";
+  std::uint64_t length = error.size();
+  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm);
+  error.resize(length);
+  MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
+  if (!error.empty()) refuse(error);
+  int chosen = static_cast<int>(strategy);
+  MPI_Bcast(&chosen, 1, MPI_INT, 0, comm);
+  strategy_ = static_cast<pool_strategy>(chosen);
+
+  MPI_Comm_dup(comm, &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  threads_option_ = options.threads;
+  max_payload_ = options.max_payload > 0 ? options.max_payload : 65536;
+  queue_ = task_queue(options.async_levels);
+}
+
+pool_engine::~pool_engine() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) {
+    complete_sends(true);
+    MPI_Comm_free(&comm_);
+  }
+}
+
+void pool_engine::put(const void* data, std::size_t size, int level, double priority) {
+  if (level < 0) refuse("put: level " + std::to_string(level) + " is negative (levels start at 0)");
+  if (std::isnan(priority)) refuse("put: the priority is NaN");
+  if (size > max_payload_)
+    refuse("put: a task of " + std::to_string(size) + " bytes is larger than max_payload (" +
+           std::to_string(max_payload_) + " bytes)");
+  if (!data && size > 0) refuse("put: data is NULL with size " + std::to_string(size));
+  std::string payload(static_cast<const char*>(data), size);
+  std::lock_guard guard(lock_);
+  if (stopped_) {
+    ++discarded_;
+    return;
+  }
+  if (rank_ == 0) {
+    queue_.push(std::move(payload), level, priority);
+    if (waiting_ > 0) changed_.notify_one();
+  } else {
+    new_tasks_.push_back(wire_task{level, priority, std::move(payload)});
+  }
+}
+
+void pool_engine::stop() {
+  std::lock_guard guard(lock_);
+  if (running_) stop_locked();
+}
+
+void pool_engine::stop_locked() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (rank_ == 0) {
+    discarded_ += static_cast<std::int64_t>(queue_.discard_queued());
+  } else {
+    stop_requested_ = true;
+    // What rank 0 handed out and is still queued here counts as finished
+    // for its accounting.
+    while (auto t = queue_.pop_any()) {
+      queue_.finish(t->level);
+      finished_levels_.push_back(t->level);
+      ++discarded_;
+    }
+  }
+  changed_.notify_all();
+}
+
+void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread) {
+  guard.unlock();
+  const selfsched_task view{t.payload.data(), t.payload.size(), t.level, t.priority};
+  const std::int64_t from = now_ns();
+  std::exception_ptr failure;
+  try {
+    (*body_)(task(view, thread));
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const std::int64_t took = now_ns() - from;
+  guard.lock();
+  busy_ns_ += took;
+  ++tasks_run_;
+  const int completed_before = queue_.last_completed_level();
+  queue_.finish(t.level);
+  if (rank_ != 0) finished_levels_.push_back(t.level);
+  if (failure) {
+    if (!error_) error_ = failure;
+    stop_locked();
+  } else if (waiting_ > 0 && (queue_.done() || queue_.last_completed_level() != completed_before)) {
+    changed_.notify_all();
+  }
+}
+
+void pool_engine::work(int thread, int threads) {
+  // Rank 0's thread 0 serves the other ranks and runs no task, as seed
+  // 001's dedicated master; alone, it runs tasks like any thread.
+  const bool communicates = thread == 0;
+  const bool runs_tasks = !(communicates && rank_ == 0 && size_ > 1);
+  std::unique_lock guard(lock_);
+  if (thread == 0) threads_ = threads;
+  // Thread 0's wait between polls when nothing happens: short, as a message
+  // cannot wake it, and growing, so an idle rank leaves its CPU to others.
+  auto quiet = std::chrono::microseconds(10);
+  for (;;) {
+    if (ended_) break;
+    if (communicates) {
+      guard.unlock();
+      const bool busy = progress();
+      guard.lock();
+      if (ended_) break;
+      if (busy) quiet = std::chrono::microseconds(10);
+    }
+    if (runs_tasks && !stopped_) {
+      std::optional<queued_task> t = rank_ == 0 ? queue_.pop_current() : queue_.pop_any();
+      if (t) {
+        run_one(guard, std::move(*t), thread);
+        continue;
+      }
+    }
+    const std::int64_t from = now_ns();
+    ++waiting_;
+    if (communicates) {
+      changed_.wait_for(guard, quiet);
+      quiet = std::min(quiet * 2, std::chrono::microseconds(100));
+    } else {
+      changed_.wait(guard);
+    }
+    --waiting_;
+    if (runs_tasks) idle_ns_ += now_ns() - from;
+  }
+  changed_.notify_all();
+}
+
+task_pool_report pool_engine::run(const std::function<void(const task&)>& body) {
+  {
+    std::lock_guard guard(lock_);
+    if (running_) refuse("run: the pool is already running (runs do not nest)");
+    running_ = true;
+    stopped_ = ended_ = false;
+    error_ = nullptr;
+    body_ = &body;
+    tasks_run_ = discarded_ = busy_ns_ = idle_ns_ = 0;
+  }
+  if (rank_ == 0) {
+    wanted_.assign(static_cast<std::size_t>(size_), 0);
+    heard_from_.assign(static_cast<std::size_t>(size_), false);
+    acknowledged_.assign(static_cast<std::size_t>(size_), false);
+    heard_ = acks_ = 0;
+    halt_sent_ = end_sent_ = false;
+    serve_ns_ = 0;
+  } else {
+    requested_ = 0;
+    first_report_sent_ = false;
+  }
+  messages_sent_ = 0;
+  const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
+  const std::int64_t started = now_ns();
+#pragma omp parallel num_threads(threads)
+  work(omp_get_thread_num(), omp_get_num_threads());
+  complete_sends(true);
+  const double seconds = static_cast<double>(now_ns() - started) * 1e-9;
+
+  task_pool_report report;
+  {
+    std::lock_guard guard(lock_);
+    running_ = false;
+    report.strategy = strategy_name(strategy_);
+    report.rank = rank_;
+    report.ranks = size_;
+    report.threads = threads_;
+    report.tasks = tasks_run_;
+    report.seconds = seconds;
+    report.busy_seconds = static_cast<double>(busy_ns_) * 1e-9;
+    report.idle_seconds = static_cast<double>(idle_ns_) * 1e-9;
+    report.last_completed_level = queue_.last_completed_level();
+    report.messages_sent = messages_sent_;
+    stopped_ = false;  // what is put from now on is for the next run
+  }
+  // The whole pool's figures (collective: every rank is here).
+  std::int64_t local[2] = {report.tasks, discarded_}, total[2] = {0, 0};
+  MPI_Allreduce(local, total, 2, MPI_INT64_T, MPI_SUM, comm_);
+  report.tasks_everywhere = total[0];
+  report.discarded = total[1];
+  const int working_threads = rank_ == 0 && size_ > 1 ? report.threads - 1 : report.threads;
+  const double utilization =
+      working_threads > 0 && seconds > 0 ? report.busy_seconds / (working_threads * seconds) : -1;
+  double mine[2] = {working_threads > 0 ? utilization : 2.0, working_threads > 0 ? utilization : -1.0};
+  double range[2] = {0, 0};
+  MPI_Allreduce(&mine[0], &range[0], 1, MPI_DOUBLE, MPI_MIN, comm_);
+  MPI_Allreduce(&mine[1], &range[1], 1, MPI_DOUBLE, MPI_MAX, comm_);
+  report.utilization_min = range[0] > 1.5 ? 0 : range[0];
+  report.utilization_max = std::max(0.0, range[1]);
+  double server[2] = {rank_ == 0 && seconds > 0 ? static_cast<double>(serve_ns_) * 1e-9 / seconds : 0,
+                      static_cast<double>(report.last_completed_level)};
+  MPI_Bcast(server, 2, MPI_DOUBLE, 0, comm_);
+  report.server_utilization = server[0];
+  report.last_completed_level = static_cast<int>(server[1]);
+  if (error_) std::rethrow_exception(error_);
+  return report;
+}
+
+bool pool_engine::progress() {
+  complete_sends(false);
+  switch (strategy_) {
+    case pool_strategy::central:
+      return rank_ == 0 ? progress_central_master() : progress_central_rank();
+  }
+  return false;
+}
+
+void pool_engine::send(int to, message_buffer message) {
+  sends_.push_back(pending_send{MPI_REQUEST_NULL, std::move(message.bytes())});
+  pending_send& s = sends_.back();
+  MPI_Isend(s.bytes.data(), static_cast<int>(s.bytes.size()), MPI_BYTE, to, pool_tag, comm_, &s.request);
+  ++messages_sent_;
+}
+
+void pool_engine::complete_sends(bool wait) {
+  for (auto it = sends_.begin(); it != sends_.end();) {
+    int done = 0;
+    if (wait) {
+      MPI_Wait(&it->request, MPI_STATUS_IGNORE);
+      done = 1;
+    } else {
+      MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+    }
+    it = done ? sends_.erase(it) : std::next(it);
+  }
+}
+
+std::optional<std::pair<int, message_buffer>> pool_engine::receive() {
+  int flag = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, pool_tag, comm_, &flag, &status);
+  if (!flag) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  std::vector<char> bytes(static_cast<std::size_t>(count));
+  MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, pool_tag, comm_, MPI_STATUS_IGNORE);
+  return std::make_pair(status.MPI_SOURCE, message_buffer(std::move(bytes)));
+}
+
+}  // namespace selfsched::mpi::detail
+
+namespace selfsched::mpi {
+
+task_pool::task_pool(MPI_Comm comm, const task_pool_options& options)
+    : engine_(std::make_unique<detail::pool_engine>(comm, options)) {}
+task_pool::~task_pool() = default;
+void task_pool::put_bytes(const void* data, std::size_t size, int level, double priority) {
+  engine_->put(data, size, level, priority);
+}
+void task_pool::stop() { engine_->stop(); }
+task_pool_report task_pool::run(const std::function<void(const task&)>& body) { return engine_->run(body); }
+
+}  // namespace selfsched::mpi

@@ -1,0 +1,146 @@
+// A task pool shared by ranks (selfsched/mpi_tasks.hpp): one engine per
+// rank. Its threads share the rank's queue (core/task_queue.hpp) under one
+// lock; thread 0 also moves tasks and messages between ranks, as the
+// strategy says. Only thread 0 calls MPI, on the pool's own communicator
+// (a duplicate of the user's), always non-blocking, so no two ranks can
+// wait on each other's sends.
+//
+// Strategy central (seed 001 Fig. 1; pool_central.cpp): rank 0's queue is
+// the global one. Every task put on another rank goes to rank 0; a rank asks
+// rank 0 for tasks (one per thread it has free) and reports each task it
+// finished, with the tasks that task put, in one message. Rank 0 counts a
+// task handed out as running until it is reported finished, so its queue
+// knows every outstanding task: levels complete and the pool ends exactly
+// there.
+#pragma once
+
+#include <mpi.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "selfsched/core/task_queue.hpp"
+#include "selfsched/mpi_tasks.hpp"
+#include "settings.hpp"
+
+namespace selfsched::mpi::detail {
+
+// What travels between ranks.
+enum class pool_message : std::uint8_t {
+  report = 1,  // rank -> rank 0: finished levels, new tasks, tasks wanted, stop
+  tasks = 2,   // rank 0 -> rank: tasks to run
+  halt = 3,    // rank 0 -> rank: the pool was stopped; drop what is queued
+  end = 4,     // rank 0 -> rank: nothing is left anywhere
+  end_ack = 5, // rank -> rank 0: the last message of this rank
+};
+
+struct wire_task {
+  int level = 0;
+  double priority = 0;
+  std::string payload;
+};
+
+// One message, built and read field by field.
+class message_buffer {
+ public:
+  explicit message_buffer(pool_message type) { put(static_cast<std::uint8_t>(type)); }
+  explicit message_buffer(std::vector<char> bytes) : bytes_(std::move(bytes)) {}
+
+  template <typename T>
+  void put(const T& value) {
+    const char* p = reinterpret_cast<const char*>(&value);
+    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+  }
+  void put_task(const wire_task& t);
+
+  // Readers: false when the message is shorter than it claims.
+  template <typename T>
+  bool get(T& value) {
+    if (read_ + sizeof(T) > bytes_.size()) return false;
+    std::memcpy(&value, bytes_.data() + read_, sizeof(T));
+    read_ += sizeof(T);
+    return true;
+  }
+  bool get_task(wire_task& t);
+
+  std::vector<char>& bytes() { return bytes_; }
+
+ private:
+  std::vector<char> bytes_;
+  std::size_t read_ = 0;
+};
+
+class pool_engine {
+ public:
+  pool_engine(MPI_Comm comm, const task_pool_options& options);
+  ~pool_engine();
+
+  void put(const void* data, std::size_t size, int level, double priority);
+  void stop();
+  task_pool_report run(const std::function<void(const task&)>& body);
+
+ private:
+  // Run by every thread of the rank's parallel region.
+  void work(int thread, int threads);
+  // With the lock held: runs one task (the lock is released meanwhile).
+  void run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread);
+  // With the lock held: no new task starts; queued ones are dropped.
+  void stop_locked();
+
+  // Thread 0: messages in and out. Returns true if anything happened.
+  bool progress();
+  bool progress_central_master();
+  bool progress_central_rank();
+  void send(int to, message_buffer message);
+  void complete_sends(bool wait);
+  std::optional<std::pair<int, message_buffer>> receive();
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  pool_strategy strategy_ = pool_strategy::central;
+  int threads_option_ = 0;
+  std::size_t max_payload_ = 65536;
+
+  std::mutex lock_;  // guards everything below except what thread 0 alone touches
+  std::condition_variable changed_;
+  task_queue queue_;  // central: rank 0's is the global queue; a rank's holds what it was handed
+  int waiting_ = 0;
+  bool running_ = false, stopped_ = false, ended_ = false;
+  const std::function<void(const task&)>* body_ = nullptr;
+  std::exception_ptr error_;
+  std::int64_t tasks_run_ = 0, discarded_ = 0, busy_ns_ = 0, idle_ns_ = 0;
+
+  // A rank's outbox for rank 0 (central), filled by its threads.
+  std::vector<int> finished_levels_;
+  std::vector<wire_task> new_tasks_;
+  bool stop_requested_ = false;
+  int threads_ = 1;  // of the running region
+
+  // Thread 0 only.
+  struct pending_send {
+    MPI_Request request;
+    std::vector<char> bytes;
+  };
+  std::list<pending_send> sends_;
+  std::int64_t messages_sent_ = 0;
+  // central, rank 0:
+  std::vector<int> wanted_;          // tasks each rank asked for and has not got
+  std::vector<bool> heard_from_;     // a rank's first report has come (its early puts are in)
+  std::vector<bool> acknowledged_;   // end_ack received
+  int heard_ = 0, acks_ = 0;
+  bool halt_sent_ = false, end_sent_ = false;
+  std::int64_t serve_ns_ = 0;
+  // central, other ranks:
+  int requested_ = 0;                // asked of rank 0, not yet received
+  bool first_report_sent_ = false;
+};
+
+}  // namespace selfsched::mpi::detail
