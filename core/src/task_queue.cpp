@@ -1,6 +1,7 @@
 #include "selfsched/core/task_queue.hpp"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace selfsched {
@@ -22,8 +23,10 @@ std::optional<queued_task> task_queue::take_first() {
 
 // The first task in order has the lowest level: if it is not current, no
 // queued task is.
-std::optional<queued_task> task_queue::pop_current() {
-  if (order_.empty() || !is_current(order_.begin()->level)) return std::nullopt;
+std::optional<queued_task> task_queue::pop_current() { return pop_current(last_completed_level()); }
+
+std::optional<queued_task> task_queue::pop_current(int last_completed) {
+  if (order_.empty() || !is_current(order_.begin()->level, last_completed)) return std::nullopt;
   return take_first();
 }
 
@@ -42,6 +45,20 @@ std::size_t task_queue::discard_queued() {
   for (const queued_task& t : order_) finish(t.level);
   order_.clear();
   return dropped;
+}
+
+int task_queue::lowest_outstanding_level() const {
+  return outstanding_.empty() ? std::numeric_limits<int>::max() : outstanding_.begin()->first;
+}
+
+std::size_t task_queue::queued_current(int last_completed) const {
+  if (async_levels_ == 0) return order_.size();
+  std::size_t n = 0;
+  for (const queued_task& t : order_) {  // in level order: stop at the first that is not current
+    if (!is_current(t.level, last_completed)) break;
+    ++n;
+  }
+  return n;
 }
 
 int task_queue::last_completed_level() const {

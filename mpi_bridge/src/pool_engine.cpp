@@ -108,10 +108,11 @@ void pool_engine::put(const void* data, std::size_t size, int level, double prio
     ++discarded_;
     return;
   }
-  if (rank_ == 0) {
+  if (rank_ == 0 || strategy_ == pool_strategy::mediation) {
     queue_.push(std::move(payload), level, priority);
+    state_changed_ = true;
     if (waiting_ > 0) changed_.notify_one();
-  } else {
+  } else {  // central: every task goes to rank 0
     new_tasks_.push_back(wire_task{level, priority, std::move(payload)});
   }
 }
@@ -124,8 +125,11 @@ void pool_engine::stop() {
 void pool_engine::stop_locked() {
   if (stopped_) return;
   stopped_ = true;
-  if (rank_ == 0) {
+  if (rank_ == 0 || strategy_ == pool_strategy::mediation) {
     discarded_ += static_cast<std::int64_t>(queue_.discard_queued());
+    if (rank_ == 0) discarded_ += static_cast<std::int64_t>(held_.discard_queued());
+    if (rank_ != 0) stop_requested_ = true;
+    state_changed_ = true;
   } else {
     stop_requested_ = true;
     // What rank 0 handed out and is still queued here counts as finished
@@ -155,13 +159,26 @@ void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, in
   ++tasks_run_;
   const int completed_before = queue_.last_completed_level();
   queue_.finish(t.level);
-  if (rank_ != 0) finished_levels_.push_back(t.level);
+  if (rank_ != 0 && strategy_ == pool_strategy::central) finished_levels_.push_back(t.level);
+  state_changed_ = true;
   if (failure) {
     if (!error_) error_ = failure;
     stop_locked();
   } else if (waiting_ > 0 && (queue_.done() || queue_.last_completed_level() != completed_before)) {
     changed_.notify_all();
   }
+}
+
+std::optional<queued_task> pool_engine::next_task() {
+  if (size_ == 1) return queue_.pop_current();
+  switch (strategy_) {
+    case pool_strategy::central:  // rank 0 hands out current tasks only
+      return rank_ == 0 ? queue_.pop_current() : queue_.pop_any();
+    case pool_strategy::mediation:  // seed 001: beyond the limit once a request was denied
+      if (auto t = queue_.pop_current(global_completed_)) return t;
+      return denied_ ? queue_.pop_any() : std::nullopt;
+  }
+  return std::nullopt;
 }
 
 void pool_engine::work(int thread, int threads) {
@@ -184,7 +201,7 @@ void pool_engine::work(int thread, int threads) {
       if (busy) quiet = std::chrono::microseconds(10);
     }
     if (runs_tasks && !stopped_) {
-      std::optional<queued_task> t = rank_ == 0 ? queue_.pop_current() : queue_.pop_any();
+      std::optional<queued_task> t = next_task();
       if (t) {
         run_one(guard, std::move(*t), thread);
         continue;
@@ -221,10 +238,18 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
     heard_ = acks_ = 0;
     halt_sent_ = end_sent_ = false;
     serve_ns_ = 0;
+    views_.assign(static_cast<std::size_t>(size_), rank_view{});
+    held_ = task_queue(queue_.async_levels());
+    level_sent_ = -1;
   } else {
     requested_ = 0;
     first_report_sent_ = false;
   }
+  global_completed_ = -1;
+  denied_ = requesting_ = false;
+  state_changed_ = true;
+  transfers_received_ = 0;
+  last_status_ns_ = 0;
   messages_sent_ = 0;
   const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
   const std::int64_t started = now_ns();
@@ -263,11 +288,14 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   MPI_Allreduce(&mine[1], &range[1], 1, MPI_DOUBLE, MPI_MAX, comm_);
   report.utilization_min = range[0] > 1.5 ? 0 : range[0];
   report.utilization_max = std::max(0.0, range[1]);
-  double server[2] = {rank_ == 0 && seconds > 0 ? static_cast<double>(serve_ns_) * 1e-9 / seconds : 0,
-                      static_cast<double>(report.last_completed_level)};
-  MPI_Bcast(server, 2, MPI_DOUBLE, 0, comm_);
-  report.server_utilization = server[0];
-  report.last_completed_level = static_cast<int>(server[1]);
+  double server = rank_ == 0 && seconds > 0 ? static_cast<double>(serve_ns_) * 1e-9 / seconds : 0;
+  MPI_Bcast(&server, 1, MPI_DOUBLE, 0, comm_);
+  report.server_utilization = server;
+  // Every task passed through some rank's queue, and at the end each queue's
+  // last completed level is the deepest it saw: the deepest of all is the
+  // pool's (rank 0's alone would do under central).
+  int deepest = report.last_completed_level;
+  MPI_Allreduce(&deepest, &report.last_completed_level, 1, MPI_INT, MPI_MAX, comm_);
   if (error_) std::rethrow_exception(error_);
   return report;
 }
@@ -277,6 +305,8 @@ bool pool_engine::progress() {
   switch (strategy_) {
     case pool_strategy::central:
       return rank_ == 0 ? progress_central_master() : progress_central_rank();
+    case pool_strategy::mediation:
+      return rank_ == 0 ? progress_mediator() : progress_mediation_rank();
   }
   return false;
 }

@@ -12,6 +12,13 @@
 // task handed out as running until it is reported finished, so its queue
 // knows every outstanding task: levels complete and the pool ends exactly
 // there.
+//
+// Strategy mediation (seed 001 Fig. 3; pool_mediation.cpp): every rank
+// keeps the tasks it puts; rank 0's thread 0 mediates. A rank whose queue
+// has no current task asks the mediator, which hands it a task it holds or
+// asks the most loaded rank to give some; ranks report their load and their
+// outstanding tasks, from which the mediator knows the last completed level
+// (broadcast to all) and the end.
 #pragma once
 
 #include <mpi.h>
@@ -40,6 +47,12 @@ enum class pool_message : std::uint8_t {
   halt = 3,    // rank 0 -> rank: the pool was stopped; drop what is queued
   end = 4,     // rank 0 -> rank: nothing is left anywhere
   end_ack = 5, // rank -> rank 0: the last message of this rank
+  // mediation (pool_mediation.cpp)
+  status = 6,   // rank -> mediator: its load and outstanding tasks, a request, a stop
+  give = 7,     // mediator -> rank: send up to n tasks
+  surplus = 8,  // rank -> mediator: the tasks given (perhaps none)
+  denied = 9,   // mediator -> rank: no surplus anywhere now
+  level = 10,   // mediator -> rank: the last completed global iteration
 };
 
 struct wire_task {
@@ -99,6 +112,10 @@ class pool_engine {
   bool progress();
   bool progress_central_master();
   bool progress_central_rank();
+  bool progress_mediator();
+  bool progress_mediation_rank();
+  // With the lock held: the next task this rank's threads may start.
+  std::optional<queued_task> next_task();
   void send(int to, message_buffer message);
   void complete_sends(bool wait);
   std::optional<std::pair<int, message_buffer>> receive();
@@ -141,6 +158,27 @@ class pool_engine {
   // central, other ranks:
   int requested_ = 0;                // asked of rank 0, not yet received
   bool first_report_sent_ = false;
+
+  // mediation, every rank (under the lock):
+  int global_completed_ = -1;        // the last completed level, as the mediator last said
+  bool denied_ = false;              // a request found no surplus: may run beyond the limit
+  bool requesting_ = false;          // asked the mediator, not yet answered with tasks
+  bool state_changed_ = true;        // a status is due
+  std::uint32_t transfers_received_ = 0;
+  std::int64_t last_status_ns_ = 0;
+  // mediation, the mediator (thread 0 of rank 0):
+  struct rank_view {
+    std::int64_t outstanding = 0;    // queued + running, at its last status
+    int queued_current = 0;
+    int lowest_level = 0;            // of its outstanding tasks (INT_MAX: none)
+    std::uint32_t received = 0;      // tasks messages it had received then
+    std::uint32_t sent = 0;          // tasks messages sent to it
+    std::vector<std::pair<std::uint32_t, int>> in_flight;  // (message number, lowest level) not yet seen received
+    bool requesting = false, told_denied = false, giving = false;
+  };
+  std::vector<rank_view> views_;
+  task_queue held_;                  // tasks given to the mediator, not yet handed on
+  int level_sent_ = -1;
 };
 
 }  // namespace selfsched::mpi::detail

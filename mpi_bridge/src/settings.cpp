@@ -28,7 +28,8 @@ std::string parse_choice(std::string_view v, T& out, const std::pair<const char*
 
 constexpr std::pair<const char*, transport_kind> transports[] = {
     {"master", transport_kind::master}, {"rma", transport_kind::rma}, {"hier", transport_kind::hier}};
-constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool_strategy::central}};
+constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool_strategy::central},
+                                                                {"mediation", pool_strategy::mediation}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
@@ -67,7 +68,8 @@ const setting_row<settings> table[] = {
      "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
     {"SELFSCHED_POOL_STRATEGY", "central",
-     "how task pools move tasks between ranks: central (rank 0 holds the global queue; docs/tasks.md)",
+     "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
+     "queues, rank 0 matches requests with surplus; docs/tasks.md)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.strategy, strategies); }},
 };
 

@@ -47,6 +47,10 @@ class task_queue {
   // outstanding (running) until finish() is called with its level. None if
   // no queued task is current (there may be queued tasks that are not).
   std::optional<queued_task> pop_current();
+  // The same, with the last completed level known from elsewhere (a queue
+  // that is one of several: seed 001's computation status messages tell
+  // each processor the last completed global iteration).
+  std::optional<queued_task> pop_current(int last_completed);
   // The highest-priority task whether current or not (seed 001: a processor
   // whose request for work was denied may run beyond the asynchronicity
   // limit), or none if the queue is empty.
@@ -63,9 +67,14 @@ class task_queue {
   bool done() const { return outstanding_total_ == 0; }
   // -1 before any level has completed.
   int last_completed_level() const;
+  // The lowest level of a queued or running task; none: INT_MAX.
+  int lowest_outstanding_level() const;
+  // Queued tasks that are current given the last completed level.
+  std::size_t queued_current(int last_completed) const;
   int async_levels() const { return async_levels_; }
-  bool is_current(int level) const {
-    return async_levels_ == 0 || level <= last_completed_level() + async_levels_;
+  bool is_current(int level) const { return is_current(level, last_completed_level()); }
+  bool is_current(int level, int last_completed) const {
+    return async_levels_ == 0 || level <= last_completed + async_levels_;
   }
 
  private:
