@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -86,6 +87,31 @@ TEST(TaskQueue, AsynchronicityLimitHoldsDeeperTasksBack) {
   EXPECT_TRUE(q.is_current(1));
   EXPECT_EQ(pop_payload(q), "a's child");
   EXPECT_TRUE(q.done());
+}
+
+// One queue of several (a rank's under mediation): the last completed level
+// comes from elsewhere, and the queue says what it holds of each kind.
+TEST(TaskQueue, ALastCompletedLevelFromElsewhere) {
+  task_queue q(1);
+  EXPECT_EQ(q.lowest_outstanding_level(), std::numeric_limits<int>::max());
+  q.push("a", 2, 0);
+  q.push("b", 3, 0);
+  q.push("c", 3, 1);
+  EXPECT_EQ(q.lowest_outstanding_level(), 2);
+  // Locally level 1 is complete, so level 2 is current; globally only level 0 is.
+  EXPECT_EQ(q.queued_current(q.last_completed_level()), 1u);
+  EXPECT_EQ(q.queued_current(0), 0u);
+  EXPECT_FALSE(q.pop_current(0).has_value());
+  EXPECT_EQ(q.queued_current(2), 3u);
+  auto first = q.pop_current(2);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->payload, "a");
+  EXPECT_EQ(q.lowest_outstanding_level(), 2);  // running
+  q.finish(first->level);
+  EXPECT_EQ(q.lowest_outstanding_level(), 3);
+  task_queue unlimited;  // no limit: every queued task is current
+  unlimited.push("x", 9, 0);
+  EXPECT_EQ(unlimited.queued_current(-1), 1u);
 }
 
 TEST(TaskQueue, DiscardDropsQueuedTasksButNotRunningOnes) {
