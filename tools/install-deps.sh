@@ -15,6 +15,7 @@ packages=(
   libpng-dev                        # examples/mandelbrot --png
   libxml2-utils                     # xmllint: tests check selfsched-report's SVG files
   libclang-rt-19-dev                # sanitizer runtimes (make sanitize)
+  libsimgrid-dev                    # selfsched-sim: platforms larger than this one
 )
 
 missing=()

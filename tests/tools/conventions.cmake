@@ -4,9 +4,9 @@
 # selfsched-run takes the program without "--" as env, nice and taskset do.
 #
 #   cmake -DBIN=dir -DPROGRAM=omp_plain_program -DVERSION=x.y.z -P conventions.cmake
-foreach(tool selfsched-run selfsched-mpirun selfsched-chunks selfsched-report selfsched-calibrate)
+foreach(tool selfsched-run selfsched-mpirun selfsched-chunks selfsched-report selfsched-calibrate selfsched-sim)
   if(NOT EXISTS ${BIN}/${tool})
-    continue()  # selfsched-mpirun without MPI
+    continue()  # selfsched-mpirun without MPI, selfsched-sim without SimGrid
   endif()
   execute_process(COMMAND ${BIN}/${tool} --help OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0 OR NOT out MATCHES "^usage: ${tool} " OR NOT err STREQUAL "")

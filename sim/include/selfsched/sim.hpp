@@ -1,0 +1,114 @@
+// selfsched::sim: a loop's self-scheduling simulated on SimGrid (S4U), so
+// that a technique and a transport can be judged on platforms larger than
+// the machine at hand (seed 004's 8,192 workers, seed 001's processors).
+//
+// Workers, masters and the supermaster are actors on simulated hosts of
+// given speeds, each with its own link (latency, bandwidth) to a backbone.
+// Every chunk decision comes from selfsched::core's scheduler, the same code
+// the runtime uses: techniques, W, alpha, and the adaptive techniques fed
+// with simulated chunk times.
+//
+//   selfsched::sim::platform_spec platform;   // 256 workers, ...
+//   platform.workers = 256;
+//   selfsched::sim::run_spec run;
+//   run.technique = "dfss,5";
+//   run.n = 200000;
+//   run.costs = selfsched::sim::cost_model::parse("mandelbrot");
+//   selfsched::sim::result r = selfsched::sim::simulate(platform, run);
+//
+// Each simulate() runs in a child process (SimGrid keeps one engine per
+// process), so a program may call it many times; it is not for programs
+// with other threads running.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "selfsched/core/technique.hpp"
+
+namespace selfsched::sim {
+
+// Bad input (platform, costs, technique): the message names the value and
+// the valid choices.
+class sim_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct platform_spec {
+  int workers = 2;
+  // Relative speeds, repeated over the workers (1:0.5 makes every other
+  // worker half as fast). Empty: all 1.
+  std::vector<double> speeds;
+  double flops = 1e9;        // flop/s of a worker of speed 1
+  double latency = 2e-6;     // seconds, per link (worker, master and supermaster each have one)
+  double bandwidth = 1.25e9; // bytes/s, per link
+};
+
+// Seconds an iteration costs on a worker of speed 1. Models: uniform,
+// increasing, decreasing (linear ramps), random (uniform in [0, 2 mean]),
+// mandelbrot (the columns of [-2,2]^2 at n x n, escape counts sampled on
+// 64 rows), adjoint (seed 004's adjoint convolution: n - i), each scaled
+// to the given mean.
+class cost_model {
+ public:
+  static cost_model parse(const std::string& name, double mean = 1e-4, std::uint64_t seed = 1);
+  // Per-iteration costs for a loop of n iterations.
+  std::vector<double> costs(iter_t n) const;
+  const std::string& name() const { return name_; }
+  double mean() const { return mean_; }
+
+ private:
+  std::string name_;
+  double mean_ = 1e-4;
+  std::uint64_t seed_ = 1;
+};
+
+enum class transport { master, hier };
+
+struct run_spec {
+  std::string technique = "fss";  // any catalog name: chunks for the workers
+  transport via = transport::master;
+  int masters = 1;                // hier: node masters, each serving workers / masters workers
+  iter_t n = 10000;
+  cost_model costs = cost_model::parse("uniform");
+  double claim_seconds = 1e-6;    // a master's work per request served
+  double request_bytes = 64;      // a request, a chunk answer
+  double result_bytes = 0;        // per iteration, sent back with the next request
+  bool record_chunks = false;     // keep every chunk (small runs, tests)
+};
+
+struct chunk_record {
+  iter_t start = 0, size = 0;
+  int asked_for = 0;          // the worker the scheduler was asked for (hier: one of the node's)
+  int ran_on = -1;            // the worker that ran it
+  double begin = 0, end = 0;  // simulated seconds, of the computation
+};
+
+struct result {
+  double makespan = 0;       // until the last worker finished (simulated seconds)
+  double ideal = 0;          // total work / total speed: perfect balance, free scheduling
+  double efficiency = 0;     // ideal / makespan
+  std::int64_t chunks = 0, messages = 0;
+  std::vector<double> busy;  // per worker, seconds computing
+  double master_busy = 0;    // the busiest master's share of the makespan spent serving (its CPU; not its link)
+  std::vector<chunk_record> chunk_log;  // in hand-out order, when asked
+};
+
+// Checks the platform and the run, or throws sim_error.
+void validate(const platform_spec& platform, const run_spec& run);
+
+// Runs the simulation (in a child process). Throws sim_error on bad input,
+// std::runtime_error if the simulation itself failed.
+result simulate(const platform_spec& platform, const run_spec& run);
+
+// "1:0.5:0.5" -> {1, 0.5, 0.5}; throws sim_error.
+std::vector<double> parse_speeds(const std::string& text);
+// "2us", "1.5ms", "0.002" (seconds); throws sim_error naming `what`.
+double parse_seconds(const std::string& text, const std::string& what);
+transport parse_transport(const std::string& name);
+const char* transport_name(transport t);
+
+}  // namespace selfsched::sim

@@ -1,0 +1,143 @@
+// The simulator's inputs: iteration-cost models, speeds, durations, and
+// their checks (sim.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+
+#include "selfsched/core/spec.hpp"
+#include "selfsched/sim.hpp"
+
+namespace selfsched::sim {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+const char* const cost_names = "uniform, increasing, decreasing, random, mandelbrot, adjoint";
+
+bool parse_number(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(out);
+}
+
+// Escape counts of column x of [-2,2]^2 at n x n, on 64 sampled rows
+// (at most 512 iterations each): the shape of the profile, not its detail.
+double mandelbrot_column(iter_t column, iter_t n) {
+  constexpr int rows = 64, max_iter = 512;
+  const double cx = -2.0 + 4.0 * (static_cast<double>(column) + 0.5) / static_cast<double>(n);
+  double total = 0;
+  for (int r = 0; r < rows; ++r) {
+    const double cy = -2.0 + 4.0 * (r + 0.5) / rows;
+    double x = 0, y = 0;
+    int k = 0;
+    for (; k < max_iter && x * x + y * y <= 4.0; ++k) {
+      const double t = x * x - y * y + cx;
+      y = 2 * x * y + cy;
+      x = t;
+    }
+    total += k + 1;  // a pixel costs at least its setup
+  }
+  return total;
+}
+
+}  // namespace
+
+cost_model cost_model::parse(const std::string& name, double mean, std::uint64_t seed) {
+  static const std::vector<std::string> names{"uniform", "increasing", "decreasing", "random", "mandelbrot", "adjoint"};
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw sim_error("unknown cost model '" + name + "'; valid: " + cost_names);
+  if (!(mean > 0) || !std::isfinite(mean))
+    throw sim_error("mean iteration cost " + std::to_string(mean) + " must be a positive number of seconds");
+  cost_model m;
+  m.name_ = name;
+  m.mean_ = mean;
+  m.seed_ = seed;
+  return m;
+}
+
+std::vector<double> cost_model::costs(iter_t n) const {
+  std::vector<double> c(static_cast<std::size_t>(std::max<iter_t>(n, 0)));
+  const double nn = static_cast<double>(n);
+  for (iter_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(i);
+    double v = 1;
+    if (name_ == "increasing") v = x + 1;
+    else if (name_ == "decreasing" || name_ == "adjoint") v = nn - x;
+    else if (name_ == "random") v = 0.5 + static_cast<double>(mix(seed_ * 1'000'003 + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
+    else if (name_ == "mandelbrot") v = mandelbrot_column(i, n);
+    c[static_cast<std::size_t>(i)] = v;
+  }
+  const double sum = std::accumulate(c.begin(), c.end(), 0.0);
+  if (sum > 0)
+    for (double& v : c) v *= mean_ * nn / sum;
+  return c;
+}
+
+std::vector<double> parse_speeds(const std::string& text) {
+  std::vector<double> speeds;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t colon = text.find(':', from);
+    const std::string item = text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+    double v = 0;
+    if (!parse_number(item, v) || !(v > 0))
+      throw sim_error("speeds '" + text + "': '" + item + "' is not a positive number (e.g. 1:0.5)");
+    speeds.push_back(v);
+    if (colon == std::string::npos) break;
+    from = colon + 1;
+  }
+  return speeds;
+}
+
+double parse_seconds(const std::string& text, const std::string& what) {
+  static const std::pair<const char*, double> units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+  for (const auto& [suffix, scale] : units) {
+    const std::string s(suffix);
+    if (text.size() > s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) {
+      double v = 0;
+      if (parse_number(text.substr(0, text.size() - s.size()), v) && v >= 0) return v * scale;
+      throw sim_error(what + " '" + text + "' is not a duration >= 0 (e.g. 2us, 1.5ms, 0.002)");
+    }
+  }
+  double v = 0;
+  if (parse_number(text, v) && v >= 0) return v;
+  throw sim_error(what + " '" + text + "' is not a duration >= 0 (e.g. 2us, 1.5ms, 0.002)");
+}
+
+transport parse_transport(const std::string& name) {
+  if (name == "master") return transport::master;
+  if (name == "hier") return transport::hier;
+  throw sim_error("unknown transport '" + name + "'; valid: master, hier");
+}
+
+const char* transport_name(transport t) { return t == transport::hier ? "hier" : "master"; }
+
+void validate(const platform_spec& platform, const run_spec& run) {
+  if (platform.workers < 1 || platform.workers > 1'000'000)
+    throw sim_error("workers " + std::to_string(platform.workers) + " must be in [1, 1000000]");
+  for (double s : platform.speeds)
+    if (!(s > 0) || !std::isfinite(s)) throw sim_error("a speed of " + std::to_string(s) + ": speeds must be > 0");
+  if (!(platform.flops > 0) || !std::isfinite(platform.flops))
+    throw sim_error("flops " + std::to_string(platform.flops) + " must be > 0");
+  if (!(platform.latency >= 0) || !std::isfinite(platform.latency))
+    throw sim_error("latency " + std::to_string(platform.latency) + " must be >= 0 seconds");
+  if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))
+    throw sim_error("bandwidth " + std::to_string(platform.bandwidth) + " must be > 0 bytes/s");
+  if (run.n < 0 || run.n > 100'000'000) throw sim_error("n " + std::to_string(run.n) + " must be in [0, 1e8]");
+  const parse_result parsed = parse_schedule(run.technique);
+  if (!parsed.ok()) throw sim_error("technique: " + parsed.error);
+  if (run.via == transport::hier && (run.masters < 1 || run.masters > platform.workers))
+    throw sim_error("masters " + std::to_string(run.masters) + " must be in [1, workers = " +
+                    std::to_string(platform.workers) + "]");
+  if (!(run.claim_seconds >= 0) || !(run.request_bytes >= 0) || !(run.result_bytes >= 0))
+    throw sim_error("claim time, request and result sizes must be >= 0");
+}
+
+}  // namespace selfsched::sim

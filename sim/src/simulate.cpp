@@ -1,0 +1,394 @@
+// The simulation itself (sim.hpp): a star platform, the transports' actors,
+// and the child process each run happens in.
+//
+// Platform: every host (workers, masters, the supermaster) has its own link
+// (bandwidth, latency) to the centre of a star, so the messages of many
+// workers to one master share that master's link, as they share its NIC.
+//
+// master: one master actor serves every worker. A worker sends a request
+// (with the previous chunk's results and time), the master works
+// claim_seconds, asks the scheduler for the worker's next chunk and answers.
+//
+// hier (seed 004 sec. 4): the supermaster holds the scheduler for all
+// workers and hands batches of their chunks (one per worker of the node) to
+// node masters; a node master serves its workers from its pool and asks for
+// the next batch when the pool falls to half, so its workers rarely wait
+// for the supermaster.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <numeric>
+#include <unordered_map>
+
+#include "selfsched/core/scheduler.hpp"
+#include "selfsched/sim.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace selfsched::sim {
+namespace {
+
+struct message {
+  enum kind { request, answer, batch_request, batch };
+  message(kind w, int who) : what(w), worker(who) {}
+  kind what;
+  int worker = 0;            // request: who asks; batch_request: which node master
+  chunk c{};                 // answer
+  iter_t done = 0;           // request: the previous chunk's size
+  double seconds = 0;        // and its time
+  std::vector<chunk> chunks; // batch
+  std::vector<std::pair<int, std::pair<iter_t, double>>> timings;  // batch_request: workers' (size, seconds)
+};
+
+struct world {
+  platform_spec platform;
+  run_spec run;
+  std::vector<double> costs;
+  std::vector<double> prefix;  // prefix sums of costs
+  result out;
+  std::vector<double> master_busy;
+  std::unique_ptr<scheduler> sched;
+  std::unordered_map<iter_t, std::size_t> logged_at;  // chunk start -> chunk_log index
+
+  double speed(int worker) const {
+    if (platform.speeds.empty()) return 1.0;
+    return platform.speeds[static_cast<std::size_t>(worker) % platform.speeds.size()];
+  }
+  double work(const chunk& c) const {
+    return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];
+  }
+  chunk next(int worker) {
+    chunk c = sched->next(worker);
+    if (c.size > 0) {
+      ++out.chunks;
+      if (run.record_chunks) {
+        logged_at[c.start] = out.chunk_log.size();
+        out.chunk_log.push_back(chunk_record{c.start, c.size, worker, -1, 0, 0});
+      }
+    }
+    return c;
+  }
+  void record(int worker, iter_t size, double seconds) {
+    if (size > 0) sched->record(worker, size, seconds);
+  }
+  void send(sg4::Mailbox* to, message* m, double bytes) {
+    ++out.messages;
+    to->put_init(m, static_cast<std::uint64_t>(bytes))->detach();
+  }
+};
+
+sg4::Mailbox* mailbox(const std::string& name) { return sg4::Mailbox::by_name(name); }
+std::string worker_box(int k) { return "worker-" + std::to_string(k); }
+std::string master_box(int m) { return "master-" + std::to_string(m); }
+
+int master_of(const world& w, int worker) {
+  if (w.run.via == transport::master) return 0;
+  const int per = (w.platform.workers + w.run.masters - 1) / w.run.masters;
+  return worker / per;
+}
+
+void worker_actor(world* w, int k) {
+  sg4::Mailbox* mine = mailbox(worker_box(k));
+  sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
+  iter_t done = 0;
+  double seconds = 0;
+  for (;;) {
+    auto* req = new message{message::request, k};
+    req->done = done;
+    req->seconds = seconds;
+    w->send(master, req, w->run.request_bytes + w->run.result_bytes * static_cast<double>(done));
+    std::unique_ptr<message> ans(mine->get<message>());
+    if (ans->c.size == 0) break;
+    const double begin = sg4::Engine::get_clock();
+    sg4::this_actor::execute(w->work(ans->c) * w->platform.flops);
+    const double end = sg4::Engine::get_clock();
+    done = ans->c.size;
+    seconds = end - begin;
+    w->out.busy[static_cast<std::size_t>(k)] += seconds;
+    w->out.makespan = std::max(w->out.makespan, end);
+    if (w->run.record_chunks) {
+      chunk_record& r = w->out.chunk_log[w->logged_at.at(ans->c.start)];
+      r.ran_on = k;
+      r.begin = begin;
+      r.end = end;
+    }
+  }
+}
+
+// The only master: serves every worker from the scheduler.
+void master_actor(world* w) {
+  sg4::Mailbox* box = mailbox(master_box(0));
+  int active = w->platform.workers;
+  while (active > 0) {
+    std::unique_ptr<message> req(box->get<message>());
+    const double from = sg4::Engine::get_clock();
+    sg4::this_actor::execute(w->run.claim_seconds * w->platform.flops);
+    w->record(req->worker, req->done, req->seconds);
+    auto* ans = new message{message::answer, req->worker};
+    ans->c = w->next(req->worker);
+    if (ans->c.size == 0) --active;
+    w->send(mailbox(worker_box(req->worker)), ans, w->run.request_bytes);
+    w->master_busy[0] += sg4::Engine::get_clock() - from;
+  }
+}
+
+// hier: node master m serves workers [first, last) from a pool of chunks.
+void node_master_actor(world* w, int m, int first, int last) {
+  sg4::Mailbox* box = mailbox(master_box(m));
+  sg4::Mailbox* super = mailbox("supermaster");
+  const auto node_size = static_cast<std::size_t>(last - first);
+  std::deque<chunk> pool;
+  std::deque<int> waiting;  // workers whose request found the pool empty
+  std::vector<std::pair<int, std::pair<iter_t, double>>> timings;
+  bool asked = false, exhausted = false;
+  int active = last - first;
+  const auto ask = [&] {
+    auto* req = new message{message::batch_request, m};
+    req->timings.swap(timings);
+    w->send(super, req, w->run.request_bytes);
+    asked = true;
+  };
+  ask();
+  while (active > 0) {
+    std::unique_ptr<message> msg(box->get<message>());
+    const double from = sg4::Engine::get_clock();
+    sg4::this_actor::execute(w->run.claim_seconds * w->platform.flops);
+    if (msg->what == message::batch) {
+      asked = false;
+      if (msg->chunks.empty()) exhausted = true;
+      pool.insert(pool.end(), msg->chunks.begin(), msg->chunks.end());
+    } else {
+      if (msg->done > 0) timings.push_back({msg->worker, {msg->done, msg->seconds}});
+      waiting.push_back(msg->worker);
+    }
+    while (!waiting.empty() && (!pool.empty() || exhausted)) {
+      auto* ans = new message{message::answer, waiting.front()};
+      if (!pool.empty()) {
+        ans->c = pool.front();
+        pool.pop_front();
+      } else {
+        ans->c = chunk{0, 0};
+        --active;
+      }
+      w->send(mailbox(worker_box(waiting.front())), ans, w->run.request_bytes);
+      waiting.pop_front();
+    }
+    // Refill at half (the runtime's hier does the same), or at once if a worker waits.
+    if (!asked && !exhausted && (pool.size() * 2 <= node_size || !waiting.empty())) ask();
+    w->master_busy[static_cast<std::size_t>(m)] += sg4::Engine::get_clock() - from;
+  }
+}
+
+// hier: hands each node master a batch of chunks, one per worker of the node.
+void supermaster_actor(world* w, std::vector<std::pair<int, int>> nodes) {
+  sg4::Mailbox* box = mailbox("supermaster");
+  int active = static_cast<int>(nodes.size());
+  std::vector<bool> finished(nodes.size(), false);
+  double busy = 0;
+  while (active > 0) {
+    std::unique_ptr<message> req(box->get<message>());
+    const double from = sg4::Engine::get_clock();
+    sg4::this_actor::execute(w->run.claim_seconds * w->platform.flops);
+    for (const auto& [worker, t] : req->timings) w->record(worker, t.first, t.second);
+    const auto [first, last] = nodes[static_cast<std::size_t>(req->worker)];
+    auto* ans = new message{message::batch, req->worker};
+    for (int k = first; k < last; ++k) {
+      const chunk c = w->next(k);
+      if (c.size == 0) break;
+      ans->chunks.push_back(c);
+    }
+    if (ans->chunks.empty() && !finished[static_cast<std::size_t>(req->worker)]) {
+      finished[static_cast<std::size_t>(req->worker)] = true;
+      --active;
+    }
+    w->send(mailbox(master_box(req->worker)), ans,
+            w->run.request_bytes * static_cast<double>(std::max<std::size_t>(1, ans->chunks.size())));
+    busy += sg4::Engine::get_clock() - from;
+  }
+  w->master_busy.push_back(busy);
+}
+
+result simulate_here(const platform_spec& platform, const run_spec& run, std::vector<double> costs) {
+  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}};
+  w.prefix.assign(w.costs.size() + 1, 0);
+  std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
+  w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);
+  const int masters = run.via == transport::hier ? run.masters : 1;
+  w.master_busy.assign(static_cast<std::size_t>(masters), 0);
+
+  loop_params lp;
+  lp.n = run.n;
+  lp.p = platform.workers;
+  const parse_result parsed = parse_schedule(run.technique);
+  apply_chunk(parsed.spec, lp);
+  if (!platform.speeds.empty())
+    for (int k = 0; k < platform.workers; ++k) lp.powers.push_back(w.speed(k));
+  if (const std::string bad = selfsched::validate(lp); !bad.empty()) throw sim_error(bad);
+  w.sched = std::make_unique<scheduler>(parsed.spec, lp);
+
+  int argc = 2;
+  char name[] = "selfsched-sim";
+  char quiet[] = "--log=root.thres:critical";
+  char* argv[] = {name, quiet, nullptr};
+  sg4::Engine engine(&argc, argv);
+  sg4::NetZone* zone = sg4::create_star_zone("platform");
+  const auto add_host = [&](const std::string& host_name, double speed) {
+    sg4::Host* host = zone->create_host(host_name, speed * platform.flops)->seal();
+    const sg4::Link* link =
+        zone->create_link(host_name + "-link", platform.bandwidth)->set_latency(platform.latency)->seal();
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
+    return host;
+  };
+  std::vector<sg4::Host*> workers;
+  for (int k = 0; k < platform.workers; ++k) workers.push_back(add_host("worker-" + std::to_string(k), w.speed(k)));
+  std::vector<sg4::Host*> master_hosts;
+  for (int m = 0; m < masters; ++m) master_hosts.push_back(add_host("master-" + std::to_string(m), 1.0));
+  sg4::Host* super = run.via == transport::hier ? add_host("supermaster", 1.0) : nullptr;
+  zone->seal();
+
+  if (run.via == transport::master) {
+    sg4::Actor::create("master", master_hosts[0], master_actor, &w);
+  } else {
+    std::vector<std::pair<int, int>> nodes;
+    const int per = (platform.workers + masters - 1) / masters;
+    for (int m = 0; m < masters; ++m) {
+      const int first = std::min(platform.workers, m * per), last = std::min(platform.workers, (m + 1) * per);
+      nodes.emplace_back(first, last);
+      if (last > first) sg4::Actor::create("master-" + std::to_string(m), master_hosts[static_cast<std::size_t>(m)],
+                                           node_master_actor, &w, m, first, last);
+    }
+    // Node masters without workers take no part.
+    std::vector<std::pair<int, int>> served;
+    for (const auto& node : nodes) served.push_back(node);
+    while (!served.empty() && served.back().second <= served.back().first) served.pop_back();
+    sg4::Actor::create("supermaster", super, supermaster_actor, &w, served);
+  }
+  for (int k = 0; k < platform.workers; ++k)
+    sg4::Actor::create(worker_box(k), workers[static_cast<std::size_t>(k)], worker_actor, &w, k);
+  engine.run();
+
+  double total_work = w.prefix.back(), total_speed = 0;
+  for (int k = 0; k < platform.workers; ++k) total_speed += w.speed(k);
+  w.out.ideal = total_work / total_speed;
+  w.out.efficiency = w.out.makespan > 0 ? w.out.ideal / w.out.makespan : 1.0;
+  const double busiest = *std::max_element(w.master_busy.begin(), w.master_busy.end());
+  w.out.master_busy = w.out.makespan > 0 ? busiest / w.out.makespan : 0;
+  return w.out;
+}
+
+// The result through a pipe: fixed fields, then the vectors.
+template <typename T>
+void write_all(int fd, const T* data, std::size_t count) {
+  const char* p = reinterpret_cast<const char*>(data);
+  std::size_t left = count * sizeof(T);
+  while (left > 0) {
+    const ssize_t wrote = ::write(fd, p, left);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) _exit(3);
+    p += wrote;
+    left -= static_cast<std::size_t>(wrote);
+  }
+}
+
+template <typename T>
+bool read_all(int fd, T* data, std::size_t count) {
+  char* p = reinterpret_cast<char*>(data);
+  std::size_t left = count * sizeof(T);
+  while (left > 0) {
+    const ssize_t got = ::read(fd, p, left);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    left -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+result simulate(const platform_spec& platform, const run_spec& run) {
+  validate(platform, run);
+  // The costs are computed here, once per model and size (a Mandelbrot
+  // profile takes seconds), and reach the child with its memory.
+  static std::string cached_key;
+  static std::vector<double> cached;
+  const std::string key = run.costs.name() + "/" + std::to_string(run.n) + "/" + std::to_string(run.costs.mean());
+  if (key != cached_key) {
+    cached = run.costs.costs(run.n);
+    cached_key = key;
+  }
+  std::fflush(nullptr);  // or the child would write what the parent buffered
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error(std::string("selfsched-sim: pipe: ") + std::strerror(errno));
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error(std::string("selfsched-sim: fork: ") + std::strerror(errno));
+  if (child == 0) {
+    close(fds[0]);
+    int status = 0;
+    result r;
+    std::string error;
+    try {
+      r = simulate_here(platform, run, cached);
+    } catch (const std::exception& e) {
+      error = e.what();
+      status = 1;
+    }
+    write_all(fds[1], &status, 1);
+    if (status != 0) {
+      const std::uint64_t length = error.size();
+      write_all(fds[1], &length, 1);
+      write_all(fds[1], error.data(), error.size());
+    } else {
+      const double fixed[4] = {r.makespan, r.ideal, r.efficiency, r.master_busy};
+      const std::int64_t counts[4] = {r.chunks, r.messages, static_cast<std::int64_t>(r.busy.size()),
+                                      static_cast<std::int64_t>(r.chunk_log.size())};
+      write_all(fds[1], fixed, 4);
+      write_all(fds[1], counts, 4);
+      write_all(fds[1], r.busy.data(), r.busy.size());
+      write_all(fds[1], r.chunk_log.data(), r.chunk_log.size());
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  result r;
+  int status = -1;
+  bool ok = read_all(fds[0], &status, 1);
+  std::string error;
+  if (ok && status != 0) {
+    std::uint64_t length = 0;
+    ok = read_all(fds[0], &length, 1) && length < (1u << 20);
+    if (ok) {
+      error.resize(length);
+      ok = read_all(fds[0], error.data(), length);
+    }
+  } else if (ok) {
+    double fixed[4];
+    std::int64_t counts[4];
+    ok = read_all(fds[0], fixed, 4) && read_all(fds[0], counts, 4) && counts[2] >= 0 && counts[3] >= 0;
+    if (ok) {
+      r.makespan = fixed[0], r.ideal = fixed[1], r.efficiency = fixed[2], r.master_busy = fixed[3];
+      r.chunks = counts[0], r.messages = counts[1];
+      r.busy.resize(static_cast<std::size_t>(counts[2]));
+      r.chunk_log.resize(static_cast<std::size_t>(counts[3]));
+      ok = read_all(fds[0], r.busy.data(), r.busy.size()) && read_all(fds[0], r.chunk_log.data(), r.chunk_log.size());
+    }
+  }
+  close(fds[0]);
+  int wait_status = 0;
+  waitpid(child, &wait_status, 0);
+  if (ok && status == 1) throw sim_error(error);
+  if (!ok || !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
+    throw std::runtime_error("selfsched-sim: the simulation process failed (status " + std::to_string(wait_status) +
+                             ")");
+  return r;
+}
+
+}  // namespace selfsched::sim

@@ -1,0 +1,162 @@
+// selfsched::sim (sim.hpp): the simulated chunk sequence is the core
+// scheduler's for the same request order (no second implementation), every
+// iteration runs once under both transports, a 2-worker case matches its
+// hand-computed makespan, and bad input is named.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "selfsched/core/scheduler.hpp"
+#include "selfsched/core/spec.hpp"
+#include "selfsched/sim.hpp"
+
+namespace selfsched::sim {
+namespace {
+
+platform_spec platform_of(int workers, std::vector<double> speeds = {}) {
+  platform_spec p;
+  p.workers = workers;
+  p.speeds = std::move(speeds);
+  return p;
+}
+
+run_spec run_of(const std::string& technique, iter_t n, const std::string& costs = "random") {
+  run_spec r;
+  r.technique = technique;
+  r.n = n;
+  r.costs = cost_model::parse(costs, 1e-4);
+  r.record_chunks = true;
+  return r;
+}
+
+void expect_each_iteration_once(const result& r, iter_t n, const std::string& what) {
+  std::vector<chunk_record> log = r.chunk_log;
+  std::sort(log.begin(), log.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+  iter_t next = 0;
+  for (const chunk_record& c : log) {
+    ASSERT_EQ(c.start, next) << what;
+    ASSERT_GT(c.size, 0) << what;
+    ASSERT_GE(c.ran_on, 0) << what << ": a chunk nobody ran";
+    ASSERT_LE(c.begin, c.end) << what;
+    next += c.size;
+  }
+  EXPECT_EQ(next, n) << what;
+}
+
+// Given the order in which the simulated workers asked, a fresh core
+// scheduler hands out exactly the simulated chunks.
+TEST(Sim, ChunksAreTheCoreSchedulersForTheSameRequestOrder) {
+  for (const std::string technique : {"static", "ss", "css,7", "gss", "tss", "fss", "fac", "tfss", "fiss", "viss",
+                                      "mfsc", "tap", "wf", "dtss", "w-gss", "fss-80"}) {
+    for (const auto via : {transport::master, transport::hier}) {
+      const platform_spec platform = platform_of(5, {1, 0.5, 0.8});
+      run_spec run = run_of(technique, 3000);
+      run.via = via;
+      run.masters = 2;
+      const result r = simulate(platform, run);
+      const std::string what = technique + " over " + transport_name(via);
+      expect_each_iteration_once(r, run.n, what);
+      loop_params lp;
+      lp.n = run.n;
+      lp.p = platform.workers;
+      const parse_result parsed = parse_schedule(technique);
+      ASSERT_TRUE(parsed.ok());
+      apply_chunk(parsed.spec, lp);
+      for (int k = 0; k < platform.workers; ++k) lp.powers.push_back(platform.speeds[static_cast<std::size_t>(k) % 3]);
+      scheduler reference(parsed.spec, lp);
+      for (const chunk_record& c : r.chunk_log) {
+        const chunk expected = reference.next(c.asked_for);
+        ASSERT_EQ(expected.start, c.start) << what;
+        ASSERT_EQ(expected.size, c.size) << what;
+      }
+      EXPECT_EQ(reference.next(0).size, 0) << what << ": the simulation stopped early";
+    }
+  }
+}
+
+TEST(Sim, AdaptiveTechniquesSeeTheSimulatedTimes) {
+  for (const std::string technique : {"af", "awf-b", "awf-c", "bold", "auto"}) {  // bold: conservation only
+    for (const auto via : {transport::master, transport::hier}) {
+      run_spec run = run_of(technique, 5000, "mandelbrot");
+      run.via = via;
+      run.masters = 3;
+      const result r = simulate(platform_of(7, {1, 0.25}), run);
+      expect_each_iteration_once(r, run.n, technique + " over " + transport_name(via));
+      if (via != transport::master || technique == "bold") continue;
+      // The simulated times reach the technique: it sizes the chunks of the
+      // workers of speed 1 (even numbers) larger than those of speed 0.25.
+      double fast = 0, slow = 0, fast_chunks = 0, slow_chunks = 0;
+      for (const chunk_record& c : r.chunk_log) {
+        (c.ran_on % 2 == 0 ? fast : slow) += static_cast<double>(c.size);
+        (c.ran_on % 2 == 0 ? fast_chunks : slow_chunks) += 1;
+      }
+      EXPECT_GT(fast / fast_chunks, 1.5 * slow / slow_chunks)
+          << technique << ": mean chunk " << fast / fast_chunks << " on the fast workers, " << slow / slow_chunks
+          << " on the slow";
+    }
+  }
+}
+
+// Two workers of speeds 1 and 0.5, static, uniform iterations of 100 us, free
+// communication: worker 1 runs its 500 iterations in 0.1 s, the makespan.
+TEST(Sim, TwoWorkersMatchTheHandComputedMakespan) {
+  platform_spec platform = platform_of(2, {1, 0.5});
+  platform.latency = 0;
+  run_spec run = run_of("static", 1000, "uniform");
+  run.claim_seconds = 0;
+  run.request_bytes = 0;
+  const result r = simulate(platform, run);
+  EXPECT_NEAR(r.makespan, 0.1, 1e-9);
+  EXPECT_NEAR(r.ideal, 0.1 / 1.5, 1e-9);  // 1000 x 100 us over speed 1.5
+  ASSERT_EQ(r.busy.size(), 2u);
+  EXPECT_NEAR(r.busy[0], 0.05, 1e-9);
+  EXPECT_NEAR(r.busy[1], 0.1, 1e-9);
+  // With a 1 ms claim at the master, ss on 10 iterations: the second worker
+  // waits for the first's claim, and every chunk costs a claim.
+  platform_spec equal = platform_of(2);
+  equal.latency = 0;
+  run_spec ss = run_of("ss", 10, "uniform");
+  ss.claim_seconds = 1e-3;
+  ss.request_bytes = 0;
+  ss.costs = cost_model::parse("uniform", 1e-3);
+  const result s = simulate(equal, ss);
+  // Requests at t = 0 from both; the master serves them one after another
+  // (1 ms each), so the workers run in lockstep 1 ms apart; each of the 5
+  // rounds costs the second worker 2 ms (its claim waits behind the
+  // other's), and the final requests cost one more claim each.
+  EXPECT_NEAR(s.makespan, 0.011, 1e-9);
+  EXPECT_EQ(s.chunks, 10);
+}
+
+TEST(Sim, BadInputIsNamed) {
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const sim_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([] { simulate(platform_of(0), run_of("fss", 10)); }).find("workers 0"), std::string::npos);
+  EXPECT_NE(message([] { simulate(platform_of(2), run_of("fsss", 10)); }).find("unknown technique 'fsss'"),
+            std::string::npos);
+  EXPECT_NE(message([] { parse_speeds("1:x"); }).find("'x' is not a positive number"), std::string::npos);
+  EXPECT_NE(message([] { parse_speeds("1:0"); }).find("'0' is not a positive number"), std::string::npos);
+  EXPECT_NE(message([] { parse_seconds("-1us", "--latency"); }).find("--latency '-1us'"), std::string::npos);
+  EXPECT_NE(message([] { cost_model::parse("sawtooth"); }).find("unknown cost model 'sawtooth'; valid: uniform"),
+            std::string::npos);
+  EXPECT_NE(message([] { parse_transport("mesh"); }).find("valid: master, hier"), std::string::npos);
+  run_spec hier = run_of("fss", 10);
+  hier.via = transport::hier;
+  hier.masters = 3;
+  EXPECT_NE(message([&] { simulate(platform_of(2), hier); }).find("masters 3 must be in [1, workers = 2]"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(parse_seconds("2us", "x"), 2e-6);
+  EXPECT_DOUBLE_EQ(parse_seconds("1.5ms", "x"), 1.5e-3);
+  EXPECT_DOUBLE_EQ(parse_seconds("0.25", "x"), 0.25);
+}
+
+}  // namespace
+}  // namespace selfsched::sim
