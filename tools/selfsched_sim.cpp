@@ -4,11 +4,15 @@
 // one run, one row of the table (and one object of the JSON).
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "files.hpp"
+#include "profile_reader.hpp"
 #include "selfsched/sim.hpp"
 
 namespace {
@@ -32,6 +36,9 @@ const char* const usage =
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
     "                        mandelbrot, adjoint (default uniform)\n"
     "  --mean TIME           mean iteration cost on a speed-1 worker (default 100us)\n"
+    "  --profile FILE        measured costs instead: a SELFSCHED_PROFILE written with\n"
+    "                        SELFSCHED_PROFILE_CHUNKS=1 (its loop sets --n)\n"
+    "  --site K, --instance K  which loop of the profile (default 0, 0)\n"
     "  --flops F             flop/s of a speed-1 host (default 1e9)\n"
     "  --latency TIME        per link (default 2us)\n"
     "  --bandwidth B         bytes/s per link (default 1.25e9)\n"
@@ -83,6 +90,37 @@ long long count_of(const std::string& text, const std::string& what, long long l
   return v;
 }
 
+// A loop instance of a profile written with SELFSCHED_PROFILE_CHUNKS=1, as
+// per-iteration costs at speed 1: each chunk's time spread evenly over its
+// iterations, times the power of the thread that ran it.
+ss::cost_model costs_from_profile(const std::string& path, long long site, long long instance, selfsched::iter_t& n) {
+  std::string why;
+  const std::optional<nlohmann::json> document = selfsched::omp::read_json_file(path, why);
+  if (!document) fail("--profile: " + why);
+  const std::optional<selfsched::report::profile> profile = selfsched::report::parse_profile(*document, why);
+  if (!profile) fail("--profile: " + path + " is not a selfsched profile: " + why);
+  if (site >= static_cast<long long>(profile->sites.size()))
+    fail("--site " + std::to_string(site) + ": " + path + " has " + std::to_string(profile->sites.size()) + " sites");
+  const auto& loops = profile->sites[static_cast<std::size_t>(site)].loops;
+  if (instance >= static_cast<long long>(loops.size()))
+    fail("--instance " + std::to_string(instance) + ": that site has " + std::to_string(loops.size()) + " instances");
+  const selfsched::report::loop_record& loop = loops[static_cast<std::size_t>(instance)];
+  if (!loop.has_chunks) fail("--profile: " + path + " was written without SELFSCHED_PROFILE_CHUNKS=1: no chunk times");
+  std::vector<double> costs(static_cast<std::size_t>(loop.n), -1);
+  for (const selfsched::report::chunk_record& c : loop.chunks) {
+    if (c.size <= 0 || c.start < 0 || c.start + c.size > loop.n) continue;
+    double power = 1;
+    for (const selfsched::report::thread_record& t : loop.threads)
+      if (t.thread == c.thread) power = t.power;
+    const double each = std::max(0.0, c.end_s - c.begin_s) / static_cast<double>(c.size) * power;
+    for (long long i = c.start; i < c.start + c.size; ++i) costs[static_cast<std::size_t>(i)] = each;
+  }
+  for (std::size_t i = 0; i < costs.size(); ++i)
+    if (costs[i] < 0) fail("--profile: iteration " + std::to_string(i) + " of that loop is in no recorded chunk");
+  n = loop.n;
+  return ss::cost_model::measured(path, std::move(costs));
+}
+
 double number_of(const std::string& text, const std::string& what) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -95,7 +133,7 @@ double number_of(const std::string& text, const std::string& what) {
 int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us";
-  std::string result_bytes = "0", json_path;
+  std::string result_bytes = "0", json_path, profile_path, site_text = "0", instance_text = "0";
   bool print_chunks = false;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
@@ -126,6 +164,9 @@ int main(int argc, char** argv) {
     else if (option == "--claim") target = &claim;
     else if (option == "--result-bytes") target = &result_bytes;
     else if (option == "--json") target = &json_path;
+    else if (option == "--profile") target = &profile_path;
+    else if (option == "--site") target = &site_text;
+    else if (option == "--instance") target = &instance_text;
     else fail("unknown option '" + option + "' (--help lists them)");
     if (i + 1 >= argc) fail(option + " needs a value");
     *target = argv[++i];
@@ -141,6 +182,10 @@ int main(int argc, char** argv) {
     run.via = ss::parse_transport(transport);
     run.n = count_of(n_text, "--n", 0);
     run.costs = ss::cost_model::parse(cost, ss::parse_seconds(mean, "--mean"));
+    if (!profile_path.empty()) {
+      run.costs = costs_from_profile(profile_path, count_of(site_text, "--site", 0), count_of(instance_text, "--instance", 0),
+                                     run.n);
+    }
     run.claim_seconds = ss::parse_seconds(claim, "--claim");
     run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
     run.record_chunks = print_chunks;

@@ -62,7 +62,28 @@ cost_model cost_model::parse(const std::string& name, double mean, std::uint64_t
   return m;
 }
 
+cost_model cost_model::measured(const std::string& name, std::vector<double> costs) {
+  if (costs.empty()) throw sim_error("measured costs '" + name + "': no iteration");
+  double sum = 0;
+  for (double c : costs) {
+    if (!(c >= 0) || !std::isfinite(c)) throw sim_error("measured costs '" + name + "': an iteration of " +
+                                                         std::to_string(c) + " s (costs must be finite and >= 0)");
+    sum += c;
+  }
+  cost_model m;
+  m.name_ = name;
+  m.mean_ = sum / static_cast<double>(costs.size());
+  m.measured_ = std::move(costs);
+  return m;
+}
+
 std::vector<double> cost_model::costs(iter_t n) const {
+  if (!measured_.empty()) {
+    if (n != static_cast<iter_t>(measured_.size()))
+      throw sim_error("measured costs '" + name_ + "' have " + std::to_string(measured_.size()) +
+                      " iterations, the loop " + std::to_string(n));
+    return measured_;
+  }
   std::vector<double> c(static_cast<std::size_t>(std::max<iter_t>(n, 0)));
   const double nn = static_cast<double>(n);
   for (iter_t i = 0; i < n; ++i) {

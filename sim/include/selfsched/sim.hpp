@@ -55,15 +55,21 @@ struct platform_spec {
 class cost_model {
  public:
   static cost_model parse(const std::string& name, double mean = 1e-4, std::uint64_t seed = 1);
+  // Measured costs, one per iteration (e.g. from a SELFSCHED_PROFILE with
+  // chunks: each chunk's time spread over its iterations). The loop's n must
+  // be their number.
+  static cost_model measured(const std::string& name, std::vector<double> costs);
   // Per-iteration costs for a loop of n iterations.
   std::vector<double> costs(iter_t n) const;
   const std::string& name() const { return name_; }
+  bool is_measured() const { return !measured_.empty(); }
   double mean() const { return mean_; }
 
  private:
   std::string name_;
   double mean_ = 1e-4;
   std::uint64_t seed_ = 1;
+  std::vector<double> measured_;  // when set, the costs themselves
 };
 
 enum class transport { master, hier };
