@@ -12,7 +12,7 @@
 // one row per thread, like the seeds' schedule figures) and the busy time of
 // each thread.
 //
-// The SVG is written by hand (a few dozen lines below) rather than through
+// The SVG is written by hand (svg.hpp, shared with selfsched-sim) rather than through
 // gnuplot or matplotlib: the charts are rectangles and text, SVG needs no
 // library, and the tool then runs wherever libselfsched does.
 #include <algorithm>
@@ -30,6 +30,7 @@
 
 #include "files.hpp"
 #include "profile_reader.hpp"
+#include "svg.hpp"
 
 namespace {
 
@@ -37,6 +38,10 @@ using selfsched::report::chunk_record;
 using selfsched::report::loop_record;
 using selfsched::report::site_record;
 using selfsched::report::thread_record;
+using selfsched::tools::number;
+using selfsched::tools::row_colour;
+using selfsched::tools::svg;
+using selfsched::tools::time_axis;
 
 constexpr const char* usage =
     "usage: selfsched-report [--loop SITE[#INSTANCE]]... [--all] [--out DIR] [--no-charts] [--help] [--version]\n"
@@ -50,96 +55,6 @@ constexpr const char* usage =
 [[noreturn]] void fail(const std::string& message, int status = 2) {
   std::cerr << "selfsched-report: " << message << '\n';
   std::exit(status);
-}
-
-// ---------------------------------------------------------------- SVG ----
-
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string number(double x, int decimals = 2) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, x);
-  return text;
-}
-
-class svg {
- public:
-  svg(double width, double height) : width_(width), height_(height) {}
-
-  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view css_class = {},
-            std::string_view title = {}) {
-    body_ << "<rect";
-    if (!css_class.empty()) body_ << " class=\"" << css_class << '"';
-    body_ << " x=\"" << number(x) << "\" y=\"" << number(y) << "\" width=\"" << number(std::max(w, 0.5))
-          << "\" height=\"" << number(h) << "\" fill=\"" << fill << '"';
-    if (title.empty()) body_ << "/>\n";
-    else body_ << "><title>" << escape(title) << "</title></rect>\n";
-  }
-  void line(double x1, double y1, double x2, double y2, std::string_view stroke) {
-    body_ << "<line x1=\"" << number(x1) << "\" y1=\"" << number(y1) << "\" x2=\"" << number(x2) << "\" y2=\""
-          << number(y2) << "\" stroke=\"" << stroke << "\"/>\n";
-  }
-  void text(double x, double y, std::string_view s, std::string_view anchor = "start", int size = 12,
-            std::string_view fill = "#222") {
-    body_ << "<text x=\"" << number(x) << "\" y=\"" << number(y) << "\" text-anchor=\"" << anchor
-          << "\" font-size=\"" << size << "\" fill=\"" << fill << "\">" << escape(s) << "</text>\n";
-  }
-  bool save(const std::filesystem::path& path) const {
-    std::ofstream out(path);
-    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(width_, 0) << "\" height=\""
-        << number(height_, 0) << "\" viewBox=\"0 0 " << number(width_, 0) << ' ' << number(height_, 0)
-        << "\" font-family=\"sans-serif\">\n"
-        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        << body_.str() << "</svg>\n";
-    return static_cast<bool>(out);
-  }
-
- private:
-  double width_, height_;
-  std::ostringstream body_;
-};
-
-// Tick step of 1, 2 or 5 x 10^k giving at most about 8 ticks up to `span`.
-double tick_step(double span) {
-  if (span <= 0) return 1;
-  const double rough = span / 8;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
-  for (double m : {1.0, 2.0, 5.0})
-    if (m * magnitude >= rough) return m * magnitude;
-  return 10 * magnitude;
-}
-
-// A time axis from 0 to `span` seconds under the plot area.
-void time_axis(svg& chart, double left, double right, double y, double span) {
-  chart.line(left, y, right, y, "#444");
-  const double step = tick_step(span);
-  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step))));
-  for (double t = 0; t <= span * (1 + 1e-9); t += step) {
-    const double x = left + (right - left) * t / span;
-    chart.line(x, y, x, y + 5, "#444");
-    chart.text(x, y + 18, number(t, decimals), "middle", 11);
-  }
-  chart.text((left + right) / 2, y + 34, "time (s)", "middle", 12);
-}
-
-// Distinct hues per thread; chunks alternate light and dark within a row so
-// that neighbours stay apart.
-std::string thread_colour(int thread, bool alternate) {
-  const double hue = std::fmod(thread * 137.508, 360.0);
-  return "hsl(" + number(hue, 0) + "," + (alternate ? "55%,62%)" : "60%,45%)");
 }
 
 // ------------------------------------------------------------ profile ----
@@ -187,7 +102,7 @@ bool gantt_chart(const site_record& site, const loop_record& loop, const std::fi
     const double x = left_margin + begin * scale, w = (end - begin) * scale;
     const double y = top_margin + row * (row_height + row_gap);
     const bool alternate = seen[static_cast<std::size_t>(row)]++ % 2 == 1;
-    chart.rect(x, y, w, row_height, thread_colour(static_cast<int>(thread % 360), alternate), "chunk",
+    chart.rect(x, y, w, row_height, row_colour(static_cast<int>(thread % 360), alternate), "chunk",
                "thread " + std::to_string(thread) + ": iterations " + std::to_string(start) + ".." +
                    std::to_string(start + size - 1) + " (" + std::to_string(size) + "), " + number(begin, 6) +
                    " - " + number(end, 6) + " s");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "files.hpp"
 #include "profile_reader.hpp"
 #include "selfsched/sim.hpp"
+#include "svg.hpp"
 
 namespace {
 
@@ -45,6 +47,8 @@ const char* const usage =
     "  --claim TIME          a master's work per request (default 1us)\n"
     "  --result-bytes B      bytes of results per iteration, sent to the master (default 0)\n"
     "  --json FILE           also write every run as JSON\n"
+    "  --chart FILE.svg      efficiency against workers, one line per technique and masters\n"
+    "  --gantt FILE.svg      the chunks of a single run over time, one row per worker (small runs)\n"
     "  --chunks              print every chunk of each run (small runs)\n"
     "  --help, --version\n"
     "\n"
@@ -121,6 +125,84 @@ ss::cost_model costs_from_profile(const std::string& path, long long site, long 
   return ss::cost_model::measured(path, std::move(costs));
 }
 
+struct sweep_point {
+  std::string series;  // technique, transport and masters
+  long long workers;
+  double efficiency, makespan;
+};
+
+// Efficiency against workers (log2 axis), one line per technique and
+// transport: where a scheme stops scaling.
+bool efficiency_chart(const std::vector<sweep_point>& points, const std::string& title, const std::string& path) {
+  namespace st = selfsched::tools;
+  constexpr double left = 70, right = 760, top = 50, bottom = 380, width = 1000, height = 440;
+  std::vector<std::string> series;
+  long long lo = points.front().workers, hi = lo;
+  for (const sweep_point& p : points) {
+    if (std::find(series.begin(), series.end(), p.series) == series.end()) series.push_back(p.series);
+    lo = std::min(lo, p.workers);
+    hi = std::max(hi, p.workers);
+  }
+  const double x0 = std::log2(static_cast<double>(lo)), x1 = std::max(x0 + 1, std::log2(static_cast<double>(hi)));
+  const auto x_of = [&](long long p) { return left + (right - left) * (std::log2(static_cast<double>(p)) - x0) / (x1 - x0); };
+  const auto y_of = [&](double e) { return bottom - (bottom - top) * std::clamp(e, 0.0, 1.0); };
+  st::svg chart(width, height);
+  chart.text(left, 24, title, "start", 14);
+  chart.line(left, bottom, right, bottom, "#444");
+  chart.line(left, top, left, bottom, "#444");
+  for (int k = 0; k <= 5; ++k) {
+    const double e = k / 5.0;
+    chart.line(left - 5, y_of(e), right, y_of(e), k == 0 ? "#444" : "#e4e4e4");
+    chart.text(left - 9, y_of(e) + 4, st::number(e, 1), "end", 11);
+  }
+  chart.text(18, (top + bottom) / 2, "efficiency", "middle", 12);
+  for (long long p = lo; p <= hi; p *= 2) {
+    chart.line(x_of(p), bottom, x_of(p), bottom + 5, "#444");
+    chart.text(x_of(p), bottom + 18, std::to_string(p), "middle", 11);
+  }
+  chart.text((left + right) / 2, bottom + 36, "workers (log scale)", "middle", 12);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const std::string colour = st::row_colour(static_cast<int>(k), false);
+    std::string line;
+    for (const sweep_point& p : points) {
+      if (p.series != series[k]) continue;
+      line += st::number(x_of(p.workers)) + "," + st::number(y_of(p.efficiency)) + " ";
+      chart.circle(x_of(p.workers), y_of(p.efficiency), 3.5, colour,
+                   p.series + ", " + std::to_string(p.workers) + " workers: efficiency " + st::number(p.efficiency, 3) +
+                       ", makespan " + st::number(p.makespan, 4) + " s");
+    }
+    chart.polyline(line, colour, series[k]);
+    const double y = top + 16 * static_cast<double>(k);
+    chart.rect(right + 20, y - 9, 12, 12, colour);
+    chart.text(right + 38, y + 1, series[k], "start", 11);
+  }
+  return chart.save(path);
+}
+
+// One bar per chunk, one row per worker (small runs).
+bool gantt_chart(const ss::result& r, int workers, const std::string& title, const std::string& path) {
+  namespace st = selfsched::tools;
+  constexpr double left = 90, right = 970, top = 50, row = 18, gap = 4, width = 1000;
+  const double bottom = top + workers * (row + gap);
+  st::svg chart(width, bottom + 50);
+  chart.text(left, 24, title, "start", 14);
+  const double span = r.makespan > 0 ? r.makespan : 1e-9, scale = (right - left) / span;
+  for (int k = 0; k < workers; ++k)
+    chart.text(left - 8, top + k * (row + gap) + row * 0.7, "worker " + std::to_string(k), "end", 11);
+  std::vector<int> seen(static_cast<std::size_t>(workers), 0);
+  for (const ss::chunk_record& c : r.chunk_log) {
+    if (c.ran_on < 0 || c.ran_on >= workers) continue;
+    const bool alternate = seen[static_cast<std::size_t>(c.ran_on)]++ % 2 == 1;
+    chart.rect(left + c.begin * scale, top + c.ran_on * (row + gap), (c.end - c.begin) * scale, row,
+               st::row_colour(c.ran_on % 360, alternate), "chunk",
+               "worker " + std::to_string(c.ran_on) + ": iterations " + std::to_string(c.start) + ".." +
+                   std::to_string(c.start + c.size - 1) + ", " + st::number(c.begin, 6) + " - " + st::number(c.end, 6) +
+                   " s");
+  }
+  st::time_axis(chart, left, right, bottom, span);
+  return chart.save(path);
+}
+
 double number_of(const std::string& text, const std::string& what) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -133,7 +215,8 @@ double number_of(const std::string& text, const std::string& what) {
 int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us";
-  std::string result_bytes = "0", json_path, profile_path, site_text = "0", instance_text = "0";
+  std::string result_bytes = "0", json_path, profile_path, site_text = "0", instance_text = "0", chart_path,
+      gantt_path;
   bool print_chunks = false;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
@@ -164,6 +247,8 @@ int main(int argc, char** argv) {
     else if (option == "--claim") target = &claim;
     else if (option == "--result-bytes") target = &result_bytes;
     else if (option == "--json") target = &json_path;
+    else if (option == "--chart") target = &chart_path;
+    else if (option == "--gantt") target = &gantt_path;
     else if (option == "--profile") target = &profile_path;
     else if (option == "--site") target = &site_text;
     else if (option == "--instance") target = &instance_text;
@@ -188,13 +273,16 @@ int main(int argc, char** argv) {
     }
     run.claim_seconds = ss::parse_seconds(claim, "--claim");
     run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
-    run.record_chunks = print_chunks;
+    run.record_chunks = print_chunks || !gantt_path.empty();
 
     std::vector<long long> worker_counts, master_counts;
     for (const std::string& w : split(workers)) worker_counts.push_back(count_of(w, "--workers", 1));
     for (const std::string& m : split(masters)) master_counts.push_back(count_of(m, "--masters", 1));
     if (run.via == ss::transport::master) master_counts = {1};
     const std::vector<std::string> technique_list = techniques_of(techniques);
+    if (!gantt_path.empty() && worker_counts.size() * technique_list.size() * master_counts.size() != 1)
+      fail("--gantt draws one run: give one value each to --workers, --technique and --masters");
+    std::vector<sweep_point> points;
 
     std::ofstream json;
     if (!json_path.empty()) {
@@ -223,6 +311,14 @@ int main(int argc, char** argv) {
                       transport.c_str(), m, r.makespan, r.ideal, r.efficiency, static_cast<long long>(r.chunks),
                       static_cast<long long>(r.messages), r.master_busy);
           std::fflush(stdout);
+          points.push_back({technique + " " + transport + (run.via == ss::transport::hier ? " " + std::to_string(m) : ""),
+                            p, r.efficiency, r.makespan});
+          if (!gantt_path.empty() &&
+              !gantt_chart(r, platform.workers,
+                           technique + ", " + transport + ", " + std::to_string(p) + " workers, " + cost + ", n = " +
+                               std::to_string(run.n),
+                           gantt_path))
+            fail("--gantt: cannot write '" + gantt_path + "'");
           if (print_chunks)
             for (const ss::chunk_record& c : r.chunk_log)
               std::printf("chunk start=%lld size=%lld worker=%d begin=%.9g end=%.9g\n", static_cast<long long>(c.start),
@@ -237,6 +333,9 @@ int main(int argc, char** argv) {
           }
         }
     if (json) json << "\n]\n";
+    if (!chart_path.empty() &&
+        !efficiency_chart(points, "Efficiency by workers: " + cost + ", n = " + std::to_string(run.n), chart_path))
+      fail("--chart: cannot write '" + chart_path + "'");
   } catch (const ss::sim_error& e) {
     fail(e.what());
   } catch (const std::exception& e) {
