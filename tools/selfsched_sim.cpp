@@ -34,6 +34,7 @@ const char* const usage =
     "  --masters M[,M...]    hier: node masters (default 4)\n"
     "  --workers P[,P...]    simulated workers (default 16)\n"
     "  --speeds S:S:...      relative speeds, repeated over the workers (default all 1)\n"
+    "  --slow K:F:T1:T2      worker K runs at F of its speed from T1 to T2 (repeatable)\n"
     "  --n N                 loop iterations (default 100000)\n"
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
     "                        mandelbrot, adjoint (default uniform)\n"
@@ -218,6 +219,7 @@ int main(int argc, char** argv) {
   std::string result_bytes = "0", json_path, profile_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
+  std::vector<std::string> slow;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
     if (option == "--help") {
@@ -230,6 +232,11 @@ int main(int argc, char** argv) {
     }
     if (option == "--chunks") {
       print_chunks = true;
+      continue;
+    }
+    if (option == "--slow") {
+      if (i + 1 >= argc) fail("--slow needs a value");
+      slow.push_back(argv[++i]);
       continue;
     }
     std::string* target = nullptr;
@@ -260,6 +267,7 @@ int main(int argc, char** argv) {
   try {
     ss::platform_spec platform;
     if (!speeds.empty()) platform.speeds = ss::parse_speeds(speeds);
+    for (const std::string& d : slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
     platform.flops = number_of(flops, "--flops");
     platform.latency = ss::parse_seconds(latency, "--latency");
     platform.bandwidth = number_of(bandwidth, "--bandwidth");
@@ -289,6 +297,14 @@ int main(int argc, char** argv) {
       json.open(json_path);
       if (!json) fail("--json: cannot write '" + json_path + "'");
       json << "[\n";
+    }
+    // Bad input is named before any output.
+    platform.workers = static_cast<int>(worker_counts.front());
+    run.technique = technique_list.front();
+    run.masters = static_cast<int>(master_counts.front());
+    for (long long p : worker_counts) {
+      platform.workers = static_cast<int>(p);
+      ss::validate(platform, run);
     }
     std::cout << "| workers | technique | transport | masters | makespan (s) | ideal (s) | efficiency | chunks | "
                  "messages | busiest master |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";

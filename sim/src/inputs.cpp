@@ -117,6 +117,30 @@ std::vector<double> parse_speeds(const std::string& text) {
   return speeds;
 }
 
+slowdown parse_slowdown(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t colon = text.find(':', from);
+    parts.push_back(text.substr(from, colon == std::string::npos ? std::string::npos : colon - from));
+    if (colon == std::string::npos) break;
+    from = colon + 1;
+  }
+  const std::string form = "slowdown '" + text + "': ";
+  if (parts.size() != 4) throw sim_error(form + "expected WORKER:FACTOR:FROM:UNTIL, e.g. 3:0.25:0.5:1");
+  slowdown d;
+  double worker = 0;
+  if (!parse_number(parts[0], worker) || worker < 0 || worker != std::floor(worker) || worker > 1e6)
+    throw sim_error(form + "'" + parts[0] + "' is not a worker number");
+  d.worker = static_cast<int>(worker);
+  if (!parse_number(parts[1], d.factor) || !(d.factor > 0) || d.factor > 1)
+    throw sim_error(form + "'" + parts[1] + "' is not a factor in (0, 1]");
+  d.from = parse_seconds(parts[2], form + "FROM");
+  d.until = parse_seconds(parts[3], form + "UNTIL");
+  if (!(d.until > d.from)) throw sim_error(form + "UNTIL must come after FROM");
+  return d;
+}
+
 double parse_seconds(const std::string& text, const std::string& what) {
   static const std::pair<const char*, double> units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
   for (const auto& [suffix, scale] : units) {
@@ -149,6 +173,10 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("flops " + std::to_string(platform.flops) + " must be > 0");
   if (!(platform.latency >= 0) || !std::isfinite(platform.latency))
     throw sim_error("latency " + std::to_string(platform.latency) + " must be >= 0 seconds");
+  for (const slowdown& d : platform.slowdowns)
+    if (d.worker < 0 || d.worker >= platform.workers)
+      throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
+                      std::to_string(platform.workers - 1));
   if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))
     throw sim_error("bandwidth " + std::to_string(platform.bandwidth) + " must be > 0 bytes/s");
   if (run.n < 0 || run.n > 100'000'000) throw sim_error("n " + std::to_string(run.n) + " must be in [0, 1e8]");

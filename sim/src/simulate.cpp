@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -248,6 +249,20 @@ result simulate_here(const platform_spec& platform, const run_spec& run, std::ve
   };
   std::vector<sg4::Host*> workers;
   for (int k = 0; k < platform.workers; ++k) workers.push_back(add_host("worker-" + std::to_string(k), w.speed(k)));
+  // Slowdowns as speed profiles: the fraction of the host's speed from each
+  // date on (one profile per worker, its slowdowns in date order).
+  for (int k = 0; k < platform.workers; ++k) {
+    std::vector<slowdown> mine;
+    for (const slowdown& d : platform.slowdowns)
+      if (d.worker == k) mine.push_back(d);
+    if (mine.empty()) continue;
+    std::sort(mine.begin(), mine.end(), [](const slowdown& a, const slowdown& b) { return a.from < b.from; });
+    std::string dates;
+    for (const slowdown& d : mine)
+      dates += std::to_string(d.from) + " " + std::to_string(d.factor) + "\n" + std::to_string(d.until) + " 1\n";
+    workers[static_cast<std::size_t>(k)]->set_speed_profile(
+        simgrid::kernel::profile::ProfileBuilder::from_string("slowdown-" + std::to_string(k), dates, -1));
+  }
   std::vector<sg4::Host*> master_hosts;
   for (int m = 0; m < masters; ++m) master_hosts.push_back(add_host("master-" + std::to_string(m), 1.0));
   sg4::Host* super = run.via == transport::hier ? add_host("supermaster", 1.0) : nullptr;

@@ -130,6 +130,23 @@ TEST(Sim, TwoWorkersMatchTheHandComputedMakespan) {
   EXPECT_EQ(s.chunks, 10);
 }
 
+// Worker 1 of 4 at a quarter of its speed from 10 to 80 ms: static's
+// makespan grows by the work it lost (70 ms x 0.75 = 52.5 ms); a dynamic
+// technique spreads that over the others.
+TEST(Sim, ASlowdownOverTimeStretchesStaticAndNotFss) {
+  platform_spec platform = platform_of(4);
+  platform.latency = 0;
+  platform.slowdowns.push_back(parse_slowdown("1:0.25:10ms:80ms"));
+  run_spec fixed = run_of("static", 4000, "uniform");
+  fixed.claim_seconds = 0;
+  fixed.request_bytes = 0;
+  EXPECT_NEAR(simulate(platform, fixed).makespan, 0.1525, 1e-6);
+  run_spec dynamic = fixed;
+  dynamic.technique = "fss";
+  const double perturbed_ideal = (0.4 + 0.0525) / 4;
+  EXPECT_LT(simulate(platform, dynamic).makespan, 1.05 * perturbed_ideal);
+}
+
 TEST(Sim, BadInputIsNamed) {
   const auto message = [](auto&& f) {
     try {
@@ -152,6 +169,12 @@ TEST(Sim, BadInputIsNamed) {
   hier.via = transport::hier;
   hier.masters = 3;
   EXPECT_NE(message([&] { simulate(platform_of(2), hier); }).find("masters 3 must be in [1, workers = 2]"),
+            std::string::npos);
+  EXPECT_NE(message([] { parse_slowdown("1:0.5:2"); }).find("expected WORKER:FACTOR:FROM:UNTIL"), std::string::npos);
+  EXPECT_NE(message([] { parse_slowdown("1:0:0:1"); }).find("'0' is not a factor in (0, 1]"), std::string::npos);
+  platform_spec slowed = platform_of(2);
+  slowed.slowdowns.push_back(parse_slowdown("5:0.5:0:1"));
+  EXPECT_NE(message([&] { simulate(slowed, run_of("fss", 10)); }).find("slowdown of worker 5: workers are 0 .. 1"),
             std::string::npos);
   EXPECT_DOUBLE_EQ(parse_seconds("2us", "x"), 2e-6);
   EXPECT_DOUBLE_EQ(parse_seconds("1.5ms", "x"), 1.5e-3);

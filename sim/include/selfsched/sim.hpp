@@ -37,6 +37,14 @@ class sim_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A worker running at `factor` of its speed from `from` to `until`
+// (simulated seconds): a node shared with another job for a while.
+struct slowdown {
+  int worker = 0;
+  double factor = 0.5;  // (0, 1]
+  double from = 0, until = 0;
+};
+
 struct platform_spec {
   int workers = 2;
   // Relative speeds, repeated over the workers (1:0.5 makes every other
@@ -45,6 +53,7 @@ struct platform_spec {
   double flops = 1e9;        // flop/s of a worker of speed 1
   double latency = 2e-6;     // seconds, per link (worker, master and supermaster each have one)
   double bandwidth = 1.25e9; // bytes/s, per link
+  std::vector<slowdown> slowdowns;
 };
 
 // Seconds an iteration costs on a worker of speed 1. Models: uniform,
@@ -112,6 +121,9 @@ result simulate(const platform_spec& platform, const run_spec& run);
 
 // "1:0.5:0.5" -> {1, 0.5, 0.5}; throws sim_error.
 std::vector<double> parse_speeds(const std::string& text);
+// "WORKER:FACTOR:FROM:UNTIL", e.g. "3:0.25:0.5:1" (FROM and UNTIL as for
+// parse_seconds); throws sim_error.
+slowdown parse_slowdown(const std::string& text);
 // "2us", "1.5ms", "0.002" (seconds); throws sim_error naming `what`.
 double parse_seconds(const std::string& text, const std::string& what);
 transport parse_transport(const std::string& name);
