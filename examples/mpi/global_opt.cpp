@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::string function = "shekel5", strategy;
+  std::string function = "shekel5", strategy, slow_rank;
   std::int64_t levels = 6, regions = 4, density = 400, async_levels = 0, work = 0;
   example::command_line cli("mpi_global_opt",
                             "Seed 001's adaptive asynchronous global optimization on a task pool shared by\n"
@@ -35,12 +36,24 @@ int main(int argc, char** argv) {
   cli.option("async-levels", async_levels, 0, "global iterations in progress at once (0: no limit)");
   cli.option("work", work, 0, "extra arithmetic per evaluation of f (an expensive objective)");
   cli.option("strategy", strategy, "NAME", "how tasks move between ranks (default: SELFSCHED_POOL_STRATEGY)");
+  cli.option("slow-rank", slow_rank, "R:F", "rank R evaluates f at F (0 < F <= 1) of the others' speed (needs --work)");
   cli.parse(argc, argv);
+  // A slower rank, as a node shared with another job: its evaluations do 1/F the work.
+  std::int64_t my_work = work;
+  if (!slow_rank.empty()) {
+    const std::size_t colon = slow_rank.find(':');
+    char* end = nullptr;
+    const long r = colon == std::string::npos ? -1 : std::strtol(slow_rank.c_str(), &end, 10);
+    const double f = colon == std::string::npos ? 0 : std::strtod(slow_rank.c_str() + colon + 1, &end);
+    if (r < 0 || !(f > 0) || f > 1 || *end != '\0') cli.fail("--slow-rank '" + slow_rank + "' is not R:F with 0 < F <= 1");
+    if (work == 0) cli.fail("--slow-rank needs --work > 0 (the work it slows)");
+    if (r == rank) my_work = static_cast<std::int64_t>(static_cast<double>(work) / f);
+  }
   const global_opt::problem& p = *global_opt::find_problem(function);
 
   int status = 0;
   try {
-    global_opt::search s(p, levels, work);
+    global_opt::search s(p, levels, my_work);
     selfsched::mpi::task_pool pool(MPI_COMM_WORLD,
                                    {.strategy = strategy, .threads = 0, .async_levels = static_cast<int>(async_levels)});
     if (rank == 0) global_opt::put_initial_regions(pool, p, regions, static_cast<double>(density));
