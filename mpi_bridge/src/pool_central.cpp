@@ -7,23 +7,13 @@
 // per step, in order, so rank 0 never sees a task finish before the tasks
 // it put.
 #include <algorithm>
-#include <chrono>
 
 #include "fatal.hpp"
 #include "pool_engine.hpp"
 
 namespace selfsched::mpi::detail {
-namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 bool pool_engine::progress_central_master() {
-  const std::int64_t from = now_ns();
+  const std::int64_t from = pool_now_ns();
   bool busy = false;
   while (auto received = receive()) {
     busy = true;
@@ -98,7 +88,7 @@ bool pool_engine::progress_central_master() {
     ended_ = true;
     changed_.notify_all();
   }
-  if (busy) serve_ns_ += now_ns() - from;
+  if (busy) serve_ns_ += pool_now_ns() - from;
   return busy;
 }
 

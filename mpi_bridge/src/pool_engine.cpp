@@ -16,11 +16,6 @@ namespace {
 
 constexpr int pool_tag = 1;  // on the pool's own communicator
 
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 [[noreturn]] void refuse(const std::string& why) { throw task_pool_error("selfsched task pool: " + why); }
 
 }  // namespace
@@ -39,6 +34,31 @@ bool message_buffer::get_task(wire_task& t) {
   t.level = level;
   t.payload.assign(bytes_.data() + read_, size);
   read_ += size;
+  return true;
+}
+
+void take_current(task_queue& q, int last_completed, std::size_t n, std::vector<wire_task>& out) {
+  while (out.size() < n) {
+    std::optional<queued_task> t = q.pop_current(last_completed);
+    if (!t) break;
+    q.finish(t->level);
+    out.push_back(wire_task{t->level, t->priority, std::move(t->payload)});
+  }
+}
+
+message_buffer tasks_message(pool_message type, const std::vector<wire_task>& tasks) {
+  message_buffer out(type);
+  out.put(static_cast<std::uint32_t>(tasks.size()));
+  for (const wire_task& t : tasks) out.put_task(t);
+  return out;
+}
+
+bool read_tasks(message_buffer& message, std::vector<wire_task>& tasks) {
+  std::uint32_t count = 0;
+  if (!message.get(count)) return false;
+  tasks.resize(count);
+  for (wire_task& t : tasks)
+    if (!message.get_task(t)) return false;
   return true;
 }
 
@@ -108,7 +128,7 @@ void pool_engine::put(const void* data, std::size_t size, int level, double prio
     ++discarded_;
     return;
   }
-  if (rank_ == 0 || strategy_ == pool_strategy::mediation) {
+  if (rank_ == 0 || strategy_ != pool_strategy::central) {
     queue_.push(std::move(payload), level, priority);
     state_changed_ = true;
     if (waiting_ > 0) changed_.notify_one();
@@ -125,7 +145,7 @@ void pool_engine::stop() {
 void pool_engine::stop_locked() {
   if (stopped_) return;
   stopped_ = true;
-  if (rank_ == 0 || strategy_ == pool_strategy::mediation) {
+  if (rank_ == 0 || strategy_ != pool_strategy::central) {
     discarded_ += static_cast<std::int64_t>(queue_.discard_queued());
     if (rank_ == 0) discarded_ += static_cast<std::int64_t>(held_.discard_queued());
     if (rank_ != 0) stop_requested_ = true;
@@ -146,14 +166,14 @@ void pool_engine::stop_locked() {
 void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread) {
   guard.unlock();
   const selfsched_task view{t.payload.data(), t.payload.size(), t.level, t.priority};
-  const std::int64_t from = now_ns();
+  const std::int64_t from = pool_now_ns();
   std::exception_ptr failure;
   try {
     (*body_)(task(view, thread));
   } catch (...) {
     failure = std::current_exception();
   }
-  const std::int64_t took = now_ns() - from;
+  const std::int64_t took = pool_now_ns() - from;
   guard.lock();
   busy_ns_ += took;
   ++tasks_run_;
@@ -175,6 +195,7 @@ std::optional<queued_task> pool_engine::next_task() {
     case pool_strategy::central:  // rank 0 hands out current tasks only
       return rank_ == 0 ? queue_.pop_current() : queue_.pop_any();
     case pool_strategy::mediation:  // seed 001: beyond the limit once a request was denied
+    case pool_strategy::receiver:
       if (auto t = queue_.pop_current(global_completed_)) return t;
       return denied_ ? queue_.pop_any() : std::nullopt;
   }
@@ -185,7 +206,7 @@ void pool_engine::work(int thread, int threads) {
   // Rank 0's thread 0 serves the other ranks and runs no task, as seed
   // 001's dedicated master; alone, it runs tasks like any thread.
   const bool communicates = thread == 0;
-  const bool runs_tasks = !(communicates && rank_ == 0 && size_ > 1);
+  const bool runs_tasks = !(communicates && rank_ == 0 && size_ > 1 && strategy_ != pool_strategy::receiver);
   std::unique_lock guard(lock_);
   if (thread == 0) threads_ = threads;
   // Thread 0's wait between polls when nothing happens: short, as a message
@@ -207,7 +228,7 @@ void pool_engine::work(int thread, int threads) {
         continue;
       }
     }
-    const std::int64_t from = now_ns();
+    const std::int64_t from = pool_now_ns();
     ++waiting_;
     if (communicates) {
       changed_.wait_for(guard, quiet);
@@ -216,7 +237,7 @@ void pool_engine::work(int thread, int threads) {
       changed_.wait(guard);
     }
     --waiting_;
-    if (runs_tasks) idle_ns_ += now_ns() - from;
+    if (runs_tasks) idle_ns_ += pool_now_ns() - from;
   }
   changed_.notify_all();
 }
@@ -247,16 +268,23 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   }
   global_completed_ = -1;
   denied_ = requesting_ = false;
+  sent_to_.assign(static_cast<std::size_t>(size_), 0);
+  received_from_.assign(static_cast<std::size_t>(size_), 0);
+  stealing_ = false;
+  next_steal_ns_ = 0;
+  steal_backoff_ns_ = 0;
+  random_ = 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(rank_ + 1);
+  if (rank_ == 0) pair_views_.assign(static_cast<std::size_t>(size_), pair_view{});
   state_changed_ = true;
   transfers_received_ = 0;
   last_status_ns_ = 0;
   messages_sent_ = 0;
   const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
-  const std::int64_t started = now_ns();
+  const std::int64_t started = pool_now_ns();
 #pragma omp parallel num_threads(threads)
   work(omp_get_thread_num(), omp_get_num_threads());
   complete_sends(true);
-  const double seconds = static_cast<double>(now_ns() - started) * 1e-9;
+  const double seconds = static_cast<double>(pool_now_ns() - started) * 1e-9;
 
   task_pool_report report;
   {
@@ -279,7 +307,9 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   MPI_Allreduce(local, total, 2, MPI_INT64_T, MPI_SUM, comm_);
   report.tasks_everywhere = total[0];
   report.discarded = total[1];
-  const int working_threads = rank_ == 0 && size_ > 1 ? report.threads - 1 : report.threads;
+  // Rank 0's thread 0 serves and runs no task under central and mediation.
+  const bool serves = rank_ == 0 && size_ > 1 && strategy_ != pool_strategy::receiver;
+  const int working_threads = serves ? report.threads - 1 : report.threads;
   const double utilization =
       working_threads > 0 && seconds > 0 ? report.busy_seconds / (working_threads * seconds) : -1;
   double mine[2] = {working_threads > 0 ? utilization : 2.0, working_threads > 0 ? utilization : -1.0};
@@ -307,6 +337,8 @@ bool pool_engine::progress() {
       return rank_ == 0 ? progress_central_master() : progress_central_rank();
     case pool_strategy::mediation:
       return rank_ == 0 ? progress_mediator() : progress_mediation_rank();
+    case pool_strategy::receiver:
+      return progress_receiver();
   }
   return false;
 }

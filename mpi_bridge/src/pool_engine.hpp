@@ -23,6 +23,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -53,6 +54,9 @@ enum class pool_message : std::uint8_t {
   surplus = 8,  // rank -> mediator: the tasks given (perhaps none)
   denied = 9,   // mediator -> rank: no surplus anywhere now
   level = 10,   // mediator -> rank: the last completed global iteration
+  // receiver (pool_receiver.cpp)
+  steal = 11,   // idle rank -> random rank: give me work (forwarded at most ranks - 1 times)
+  counts = 12,  // rank -> rank 0: outstanding tasks, lowest level, task messages sent and received per rank
 };
 
 struct wire_task {
@@ -91,6 +95,20 @@ class message_buffer {
   std::size_t read_ = 0;
 };
 
+// Tasks out of a queue and into messages (mediation, receiver).
+// Up to n current tasks of q, highest priority first; they leave q's accounting.
+void take_current(task_queue& q, int last_completed, std::size_t n, std::vector<wire_task>& out);
+message_buffer tasks_message(pool_message type, const std::vector<wire_task>& tasks);
+bool read_tasks(message_buffer& message, std::vector<wire_task>& tasks);
+
+// A rank's status or counts go out at most this often, unless urgent.
+inline constexpr std::int64_t pool_status_interval_ns = 50'000;
+
+inline std::int64_t pool_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 class pool_engine {
  public:
   pool_engine(MPI_Comm comm, const task_pool_options& options);
@@ -114,6 +132,8 @@ class pool_engine {
   bool progress_central_rank();
   bool progress_mediator();
   bool progress_mediation_rank();
+  bool progress_receiver();
+  bool detect_end_receiver();  // rank 0: from every rank's counts
   // With the lock held: the next task this rank's threads may start.
   std::optional<queued_task> next_task();
   void send(int to, message_buffer message);
@@ -179,6 +199,20 @@ class pool_engine {
   std::vector<rank_view> views_;
   task_queue held_;                  // tasks given to the mediator, not yet handed on
   int level_sent_ = -1;
+
+  // receiver, every rank:
+  std::vector<std::int64_t> sent_to_, received_from_;  // task messages, per rank
+  bool stealing_ = false;            // a steal request is out
+  std::int64_t next_steal_ns_ = 0, steal_backoff_ns_ = 0;
+  std::uint64_t random_ = 1;
+  // receiver, rank 0: each rank's last counts
+  struct pair_view {
+    bool heard = false;
+    std::int64_t outstanding = 0;
+    int lowest_level = 0;
+    std::vector<std::int64_t> sent, received;
+  };
+  std::vector<pair_view> pair_views_;
 };
 
 }  // namespace selfsched::mpi::detail

@@ -32,45 +32,12 @@
 namespace selfsched::mpi::detail {
 namespace {
 
-constexpr std::int64_t status_interval_ns = 50'000;
 constexpr int no_level = std::numeric_limits<int>::max();
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// Up to n current tasks out of q, highest priority first, into a message.
-void take_into(task_queue& q, int last_completed, std::size_t n, std::vector<wire_task>& out) {
-  while (out.size() < n) {
-    std::optional<queued_task> t = q.pop_current(last_completed);
-    if (!t) break;
-    // Leaving this queue: no longer outstanding here.
-    q.finish(t->level);
-    out.push_back(wire_task{t->level, t->priority, std::move(t->payload)});
-  }
-}
-
-message_buffer tasks_message(pool_message type, const std::vector<wire_task>& tasks) {
-  message_buffer out(type);
-  out.put(static_cast<std::uint32_t>(tasks.size()));
-  for (const wire_task& t : tasks) out.put_task(t);
-  return out;
-}
-
-bool read_tasks(message_buffer& message, std::vector<wire_task>& tasks) {
-  std::uint32_t count = 0;
-  if (!message.get(count)) return false;
-  tasks.resize(count);
-  for (wire_task& t : tasks)
-    if (!message.get_task(t)) return false;
-  return true;
-}
 
 }  // namespace
 
 bool pool_engine::progress_mediator() {
-  const std::int64_t from = now_ns();
+  const std::int64_t from = pool_now_ns();
   bool busy = false;
   while (auto received = receive()) {
     busy = true;
@@ -154,7 +121,7 @@ bool pool_engine::progress_mediator() {
     rank_view& v = views_[static_cast<std::size_t>(r)];
     if (!v.requesting) continue;
     std::vector<wire_task> tasks;
-    take_into(held_, global_completed_, 1, tasks);
+    take_current(held_, global_completed_, 1, tasks);
     if (!tasks.empty()) {
       busy = true;
       v.requesting = false;
@@ -177,7 +144,7 @@ bool pool_engine::progress_mediator() {
     for (int d = 0; d < size_; ++d)
       if (d != r && surplus(d) > 0 && (donor < 0 || surplus(d) > surplus(donor))) donor = d;
     if (donor == 0) {  // rank 0 gives directly
-      take_into(queue_, global_completed_, static_cast<std::size_t>((surplus(0) + 1) / 2), tasks);
+      take_current(queue_, global_completed_, static_cast<std::size_t>((surplus(0) + 1) / 2), tasks);
       own.queued_current -= static_cast<int>(tasks.size());
       for (wire_task& t : tasks) held_.push(std::move(t.payload), t.level, t.priority);
       if (!tasks.empty()) {
@@ -214,7 +181,7 @@ bool pool_engine::progress_mediator() {
     ended_ = true;
     changed_.notify_all();
   }
-  if (busy) serve_ns_ += now_ns() - from;
+  if (busy) serve_ns_ += pool_now_ns() - from;
   return busy;
 }
 
@@ -250,7 +217,7 @@ bool pool_engine::progress_mediation_rank() {
           // Keep one current task for this rank's own threads.
           const std::size_t current = queue_.queued_current(global_completed_);
           if (!stopped_ && current > 1)
-            take_into(queue_, global_completed_, std::min<std::size_t>(n, current - 1), tasks);
+            take_current(queue_, global_completed_, std::min<std::size_t>(n, current - 1), tasks);
           state_changed_ = urgent = true;
         }
         send(0, tasks_message(pool_message::surplus, tasks));
@@ -295,10 +262,10 @@ bool pool_engine::progress_mediation_rank() {
   if (ended_) return busy;
   const std::size_t current = queue_.queued_current(global_completed_);
   const bool wants = !stopped_ && current == 0;
-  const std::int64_t now = now_ns();
+  const std::int64_t now = pool_now_ns();
   urgent = urgent || (wants && !requesting_) || stop_requested_ || !first_report_sent_;
   if (!state_changed_ && wants == requesting_) return busy;
-  if (!urgent && now - last_status_ns_ < status_interval_ns) return busy;
+  if (!urgent && now - last_status_ns_ < pool_status_interval_ns) return busy;
   message_buffer out(pool_message::status);
   out.put(static_cast<std::int64_t>(queue_.outstanding()));
   out.put(static_cast<std::int32_t>(current));

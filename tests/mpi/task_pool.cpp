@@ -178,7 +178,7 @@ void bad_case() {
   };
   const std::string unknown =
       message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, {.strategy = "centrall"}); });
-  expect(unknown.find("unknown strategy 'centrall'; valid: central, mediation") != std::string::npos, "bad: " + unknown);
+  expect(unknown.find("unknown strategy 'centrall'; valid: central, mediation, receiver") != std::string::npos, "bad: " + unknown);
   const std::string negative = message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, {.strategy = "", .async_levels = -2}); });
   expect(negative.find("async_levels -2 is negative") != std::string::npos, "bad: " + negative);
   selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = "", .threads = 0, .async_levels = 0, .max_payload = 8});

@@ -1,0 +1,256 @@
+// Task pool strategy `receiver` (seed 001 Fig. 2, distributed, receiver
+// initiated; pool_engine.hpp): every rank runs the tasks it puts and no rank
+// is dedicated. A rank whose queue has no current task asks a random rank
+// for work; that rank gives half of its current tasks (highest priority
+// first) if it has two or more, else forwards the request to another random
+// rank, at most ranks - 1 times, after which the asker is told no (and may
+// run beyond the asynchronicity limit, as seed 001 allows, then asks again
+// after a growing pause).
+//
+// Ending: every rank sends rank 0 its counts when they change (throttled):
+// outstanding tasks, the lowest outstanding level, and the task messages it
+// has sent to and received from each rank. Rank 0 ends the pool when every
+// rank has been heard from, none has a task, and for every pair of ranks the
+// messages one counts as sent the other counts as received. A task that
+// exists is either counted outstanding by the rank that holds it, or in a
+// message that its sender's counts show and its receiver's do not, or came
+// to be after the last counts of a rank whose counts then showed the task
+// that created it: so none is missed. Rank 0 also broadcasts the last
+// completed level when the counts show no message in flight.
+#include <algorithm>
+#include <limits>
+
+#include "fatal.hpp"
+#include "pool_engine.hpp"
+
+namespace selfsched::mpi::detail {
+namespace {
+
+constexpr int no_level = std::numeric_limits<int>::max();
+constexpr std::int64_t first_pause_ns = 100'000, longest_pause_ns = 5'000'000;
+
+// A rank other than `self` and `also_not` (which may be -1), or -1 if none.
+int random_rank(std::uint64_t& state, int size, int self, int also_not) {
+  const int choices = size - 1 - (also_not >= 0 && also_not != self ? 1 : 0);
+  if (choices <= 0) return -1;
+  state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+  int k = static_cast<int>((state >> 33) % static_cast<std::uint64_t>(choices));
+  for (int r = 0; r < size; ++r) {
+    if (r == self || r == also_not) continue;
+    if (k-- == 0) return r;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool pool_engine::progress_receiver() {
+  bool busy = false, urgent = false;
+  while (auto received = receive()) {
+    busy = true;
+    auto& [sender, message] = *received;
+    const auto from = static_cast<std::size_t>(sender);
+    std::uint8_t type = 0;
+    message.get(type);
+    switch (static_cast<pool_message>(type)) {
+      case pool_message::steal: {
+        std::int32_t asker = 0, hops = 0;
+        if (!message.get(asker) || !message.get(hops) || asker < 0 || asker >= size_)
+          abort_job(comm_, "task pool: a malformed steal request from rank " + std::to_string(sender));
+        std::vector<wire_task> given;
+        {
+          std::lock_guard guard(lock_);
+          const std::size_t current = queue_.queued_current(global_completed_);
+          if (!stopped_ && current >= 2) take_current(queue_, global_completed_, current / 2, given);
+          if (!given.empty()) {
+            ++sent_to_[static_cast<std::size_t>(asker)];
+            state_changed_ = urgent = true;
+          }
+        }
+        if (!given.empty()) {
+          send(asker, tasks_message(pool_message::tasks, given));
+        } else if (const int next = hops + 1 < size_ - 1 ? random_rank(random_, size_, rank_, asker) : -1; next >= 0) {
+          message_buffer forward(pool_message::steal);
+          forward.put(asker);
+          forward.put(static_cast<std::int32_t>(hops + 1));
+          send(next, std::move(forward));
+        } else {
+          send(asker, message_buffer(pool_message::denied));
+        }
+        break;
+      }
+      case pool_message::tasks: {
+        std::vector<wire_task> tasks;
+        if (!read_tasks(message, tasks))
+          abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+        std::lock_guard guard(lock_);
+        ++received_from_[from];
+        for (wire_task& t : tasks) {
+          if (stopped_) ++discarded_;
+          else queue_.push(std::move(t.payload), t.level, t.priority);
+        }
+        stealing_ = denied_ = false;
+        steal_backoff_ns_ = 0;
+        state_changed_ = urgent = true;
+        changed_.notify_all();
+        break;
+      }
+      case pool_message::denied: {
+        std::lock_guard guard(lock_);
+        stealing_ = false;
+        denied_ = true;
+        steal_backoff_ns_ = std::clamp(steal_backoff_ns_ * 2, first_pause_ns, longest_pause_ns);
+        next_steal_ns_ = pool_now_ns() + steal_backoff_ns_;
+        changed_.notify_all();
+        break;
+      }
+      case pool_message::counts: {  // rank 0 only
+        std::int64_t outstanding = 0;
+        std::int32_t lowest = 0;
+        std::uint8_t stop = 0;
+        pair_view& v = pair_views_[from];
+        v.sent.resize(static_cast<std::size_t>(size_));
+        v.received.resize(static_cast<std::size_t>(size_));
+        bool ok = message.get(outstanding) && message.get(lowest) && message.get(stop);
+        for (int r = 0; ok && r < size_; ++r)
+          ok = message.get(v.sent[static_cast<std::size_t>(r)]) && message.get(v.received[static_cast<std::size_t>(r)]);
+        if (!ok) abort_job(comm_, "task pool: malformed counts from rank " + std::to_string(sender));
+        v.heard = true;
+        v.outstanding = outstanding;
+        v.lowest_level = lowest;
+        if (stop) {
+          std::lock_guard guard(lock_);
+          stop_locked();
+        }
+        break;
+      }
+      case pool_message::level: {
+        std::int32_t level = 0;
+        if (!message.get(level)) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+        std::lock_guard guard(lock_);
+        global_completed_ = level;
+        changed_.notify_all();
+        break;
+      }
+      case pool_message::halt: {
+        std::lock_guard guard(lock_);
+        stop_locked();
+        stop_requested_ = false;
+        break;
+      }
+      case pool_message::end: {
+        {
+          std::lock_guard guard(lock_);
+          ended_ = true;
+          changed_.notify_all();
+        }
+        send(0, message_buffer(pool_message::end_ack));
+        return true;
+      }
+      case pool_message::end_ack: {  // rank 0 only
+        if (!acknowledged_[from]) acknowledged_[from] = true, ++acks_;
+        break;
+      }
+      default:
+        abort_job(comm_, "task pool: an unexpected message from rank " + std::to_string(sender));
+    }
+  }
+
+  std::unique_lock guard(lock_);
+  if (ended_) return busy;
+  const std::int64_t now = pool_now_ns();
+  // Ask a random rank when no current task is queued here.
+  if (!stopped_ && !stealing_ && !end_sent_ && now >= next_steal_ns_ && size_ > 1 &&
+      queue_.queued_current(global_completed_) == 0) {
+    const int victim = random_rank(random_, size_, rank_, -1);
+    stealing_ = true;
+    guard.unlock();
+    message_buffer ask(pool_message::steal);
+    ask.put(static_cast<std::int32_t>(rank_));
+    ask.put(static_cast<std::int32_t>(0));
+    send(victim, std::move(ask));
+    guard.lock();
+    busy = true;
+  }
+  // Counts for rank 0 (rank 0 reads its own directly).
+  if (rank_ == 0) {
+    pair_view& own = pair_views_[0];
+    own.heard = true;
+    own.outstanding = queue_.outstanding();
+    own.lowest_level = queue_.lowest_outstanding_level();
+    own.sent = sent_to_;
+    own.received = received_from_;
+    guard.unlock();
+    return detect_end_receiver() || busy;
+  }
+  urgent = urgent || stop_requested_ || !first_report_sent_;
+  if (!state_changed_ || (!urgent && now - last_status_ns_ < pool_status_interval_ns)) return busy;
+  message_buffer out(pool_message::counts);
+  out.put(static_cast<std::int64_t>(queue_.outstanding()));
+  out.put(static_cast<std::int32_t>(queue_.lowest_outstanding_level()));
+  out.put(static_cast<std::uint8_t>(stop_requested_ ? 1 : 0));
+  for (int r = 0; r < size_; ++r) {
+    out.put(sent_to_[static_cast<std::size_t>(r)]);
+    out.put(received_from_[static_cast<std::size_t>(r)]);
+  }
+  stop_requested_ = false;
+  state_changed_ = false;
+  first_report_sent_ = true;
+  last_status_ns_ = now;
+  guard.unlock();
+  send(0, std::move(out));
+  return true;
+}
+
+bool pool_engine::detect_end_receiver() {
+  bool busy = false;
+  bool all_heard = true, idle = true, balanced = true;
+  int lowest = no_level;
+  for (int i = 0; i < size_; ++i) {
+    const pair_view& v = pair_views_[static_cast<std::size_t>(i)];
+    if (!v.heard) {
+      all_heard = false;
+      continue;
+    }
+    idle = idle && v.outstanding == 0;
+    lowest = std::min(lowest, v.lowest_level);
+    for (int j = 0; j < size_ && balanced; ++j) {
+      const pair_view& w = pair_views_[static_cast<std::size_t>(j)];
+      if (!w.heard) continue;
+      balanced = v.sent[static_cast<std::size_t>(j)] == w.received[static_cast<std::size_t>(i)];
+    }
+  }
+  std::unique_lock guard(lock_);
+  if (stopped_ && !halt_sent_) {
+    halt_sent_ = true;
+    guard.unlock();
+    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
+    guard.lock();
+    busy = true;
+  }
+  // The last completed level, when no task is in a message.
+  if (all_heard && balanced && lowest != no_level && lowest - 1 != level_sent_) {
+    level_sent_ = global_completed_ = lowest - 1;
+    changed_.notify_all();
+    guard.unlock();
+    message_buffer out(pool_message::level);
+    out.put(static_cast<std::int32_t>(level_sent_));
+    for (int r = 1; r < size_; ++r) send(r, out);
+    guard.lock();
+    busy = true;
+  }
+  if (!end_sent_ && all_heard && idle && balanced) {
+    end_sent_ = true;
+    guard.unlock();
+    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
+    guard.lock();
+    busy = true;
+  }
+  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
+    ended_ = true;
+    changed_.notify_all();
+  }
+  return busy;
+}
+
+}  // namespace selfsched::mpi::detail
