@@ -13,10 +13,9 @@ paper's numbers (Table 6, 10000 x 10000).
   python3 benchmarks/sim/seed000.py --build build
 """
 import argparse
-import json
 import os
-import subprocess
-import tempfile
+
+from simrun import makespan
 
 PAPER = {  # Table 6, 10000 x 10000: m -> (CSS, GSS, FSS, TSS) gains in %
     4: (27, 50, 18, 33), 6: (38, 54, 37, 34), 8: (43, 57, 52, 32), 10: (48, 53, 52, 35), 12: (43, 52, 52, 34)}
@@ -26,14 +25,6 @@ COMMON = ["--cost", "mandelbrot", "--n", "10000", "--mean", "5ms", "--bandwidth"
           "--claim", "20us", "--result-bytes", "10000", "--speeds", "1:0.4"]
 
 
-def makespan(sim, technique, m, tmp):
-    path = os.path.join(tmp, "run.json")
-    subprocess.run([sim, "--technique", technique, "--workers", str(m), "--json", path] + COMMON, check=True,
-                   stdout=subprocess.DEVNULL)
-    with open(path) as f:
-        return json.load(f)[0]["makespan_s"]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
@@ -41,14 +32,14 @@ def main():
     sim = os.path.join(args.build, "bin", "selfsched-sim")
     print("| m (slaves) | VP | W-CSS over CSS | W-GSS over GSS | W-FSS over FSS | W-TSS over TSS |")
     print("| --- | --- | --- | --- | --- | --- |")
-    with tempfile.TemporaryDirectory() as tmp:
-        for m, paper in PAPER.items():
-            cells = []
-            for technique, theirs in zip(["css", "gss", "fss", "tss"], paper):
-                plain, weighted = makespan(sim, technique, m, tmp), makespan(sim, "w-" + technique, m, tmp)
-                cells.append(f"{100 * (plain - weighted) / plain:.0f}% ({theirs}%)")
-            vp = (m // 2) * 1 + (m // 2) * 0.8
-            print(f"| {m} | {vp:.1f} | " + " | ".join(cells) + " |")
+    for m, paper in PAPER.items():
+        cells = []
+        for technique, theirs in zip(["css", "gss", "fss", "tss"], paper):
+            plain = makespan(sim, ["--technique", technique, "--workers", str(m)] + COMMON)
+            weighted = makespan(sim, ["--technique", "w-" + technique, "--workers", str(m)] + COMMON)
+            cells.append(f"{100 * (plain - weighted) / plain:.0f}% ({theirs}%)")
+        vp = (m // 2) * 1 + (m // 2) * 0.8
+        print(f"| {m} | {vp:.1f} | " + " | ".join(cells) + " |")
     print("\nSimulated gain (seed 000 Table 6's, 10000 x 10000, in parentheses).")
 
 

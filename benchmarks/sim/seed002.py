@@ -12,10 +12,9 @@ simulated times and gains beside the paper's.
   python3 benchmarks/sim/seed002.py --build build
 """
 import argparse
-import json
 import os
-import subprocess
-import tempfile
+
+from simrun import makespan
 
 PAPER = {"fss": (678.1, 509.3), "gss": (732.6, 509.0), "tss": (666.1, 521.3)}  # Table 3, 2048 x 2048 (s)
 # 0.5 s a row on the 1.5 GHz slave (the paper's "None", 598.6 s, over the
@@ -26,13 +25,6 @@ COMMON = ["--cost", "uniform", "--n", "2048", "--mean", "500ms", "--workers", "5
           "--claim", "20us", "--result-bytes", "32768"]
 
 
-def makespan(sim, technique, tmp):
-    path = os.path.join(tmp, "run.json")
-    subprocess.run([sim, "--technique", technique, "--json", path] + COMMON, check=True, stdout=subprocess.DEVNULL)
-    with open(path) as f:
-        return json.load(f)[0]["makespan_s"]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
@@ -40,11 +32,11 @@ def main():
     sim = os.path.join(args.build, "bin", "selfsched-sim")
     print("| technique | simulated: plain / alpha 80 (s) | gain | seed 002: plain / alpha 80 (s) | gain |")
     print("| --- | --- | --- | --- | --- |")
-    with tempfile.TemporaryDirectory() as tmp:
-        for technique, (plain_paper, alpha_paper) in PAPER.items():
-            plain, alpha = makespan(sim, technique, tmp), makespan(sim, technique + "-80", tmp)
-            print(f"| {technique.upper()} | {plain:.1f} / {alpha:.1f} | {100 * (plain - alpha) / plain:.0f}% | "
-                  f"{plain_paper} / {alpha_paper} | {100 * (plain_paper - alpha_paper) / plain_paper:.0f}% |")
+    for technique, (plain_paper, alpha_paper) in PAPER.items():
+        plain = makespan(sim, ["--technique", technique] + COMMON)
+        alpha = makespan(sim, ["--technique", technique + "-80"] + COMMON)
+        print(f"| {technique.upper()} | {plain:.1f} / {alpha:.1f} | {100 * (plain - alpha) / plain:.0f}% | "
+              f"{plain_paper} / {alpha_paper} | {100 * (plain_paper - alpha_paper) / plain_paper:.0f}% |")
 
 
 if __name__ == "__main__":

@@ -119,23 +119,8 @@ bool pool_engine::progress_central_rank() {
         changed_.notify_all();
         break;
       }
-      case pool_message::halt: {
-        std::lock_guard guard(lock_);
-        stop_locked();
-        stop_requested_ = false;  // rank 0 stopped the pool: no need to tell it
-        break;
-      }
-      case pool_message::end: {
-        {
-          std::lock_guard guard(lock_);
-          ended_ = true;
-          changed_.notify_all();
-        }
-        send(0, message_buffer(pool_message::end_ack));
-        return true;
-      }
       default:
-        abort_job(comm_, "task pool: an unexpected message from rank " + std::to_string(sender));
+        if (common_message(static_cast<pool_message>(type), sender, message)) return true;
     }
   }
 

@@ -3,6 +3,8 @@
 // own logic is in pool_central.cpp.
 #include "pool_engine.hpp"
 
+#include "fatal.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -328,6 +330,37 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   MPI_Allreduce(&deepest, &report.last_completed_level, 1, MPI_INT, MPI_MAX, comm_);
   if (error_) std::rethrow_exception(error_);
   return report;
+}
+
+bool pool_engine::common_message(pool_message type, int sender, message_buffer& message) {
+  switch (type) {
+    case pool_message::halt: {  // the pool was stopped: no need to tell anyone
+      std::lock_guard guard(lock_);
+      stop_locked();
+      stop_requested_ = false;
+      return false;
+    }
+    case pool_message::level: {
+      std::int32_t level = 0;
+      if (!message.get(level)) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+      std::lock_guard guard(lock_);
+      global_completed_ = level;
+      state_changed_ = true;
+      changed_.notify_all();
+      return false;
+    }
+    case pool_message::end: {
+      {
+        std::lock_guard guard(lock_);
+        ended_ = true;
+        changed_.notify_all();
+      }
+      send(0, message_buffer(pool_message::end_ack));
+      return true;
+    }
+    default:
+      abort_job(comm_, "task pool: an unexpected message from rank " + std::to_string(sender));
+  }
 }
 
 bool pool_engine::progress() {

@@ -133,6 +133,10 @@ class pool_engine {
   bool progress_mediator();
   bool progress_mediation_rank();
   bool progress_receiver();
+  // The messages every strategy's ranks answer alike (halt, level, end):
+  // returns true for end (the caller's progress is over). Anything else
+  // stops the job with a message: the ranks no longer agree on the protocol.
+  bool common_message(pool_message type, int sender, message_buffer& message);
   bool detect_end_receiver();  // rank 0: from every rank's counts
   // With the lock held: the next task this rank's threads may start.
   std::optional<queued_task> next_task();

@@ -124,35 +124,12 @@ bool pool_engine::progress_receiver() {
         }
         break;
       }
-      case pool_message::level: {
-        std::int32_t level = 0;
-        if (!message.get(level)) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
-        std::lock_guard guard(lock_);
-        global_completed_ = level;
-        changed_.notify_all();
-        break;
-      }
-      case pool_message::halt: {
-        std::lock_guard guard(lock_);
-        stop_locked();
-        stop_requested_ = false;
-        break;
-      }
-      case pool_message::end: {
-        {
-          std::lock_guard guard(lock_);
-          ended_ = true;
-          changed_.notify_all();
-        }
-        send(0, message_buffer(pool_message::end_ack));
-        return true;
-      }
       case pool_message::end_ack: {  // rank 0 only
         if (!acknowledged_[from]) acknowledged_[from] = true, ++acks_;
         break;
       }
       default:
-        abort_job(comm_, "task pool: an unexpected message from rank " + std::to_string(sender));
+        if (common_message(static_cast<pool_message>(type), sender, message)) return true;
     }
   }
 
