@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 
-STRATEGIES = ["central", "mediation", "receiver"]
+STRATEGIES = ["central", "mediation", "receiver", "sender"]
 CONFIGS = [(2, 2), (3, 1), (4, 1)]  # ranks, threads per rank
 PROGRAM = ["--function", "shekel10", "--work", "3000"]
 
@@ -52,7 +52,7 @@ def main():
             r = runs[len(runs) // 2]
             where = f"{ranks} x {threads}" + (" (2 nodes)" if nodes else "")
             speeds = "rank 1 at 0.5" if slow else "equal"
-            server = "-" if strategy == "receiver" else f"{r['server']:.2f}"  # receiver: no master
+            server = "-" if strategy in ("receiver", "sender") else f"{r['server']:.2f}"  # receiver: no master
             print(f"| {where} | {speeds} | {strategy} | {r['time']:.3f} | {r['util'][0]:.2f}..{r['util'][1]:.2f} | "
                   f"{server} |", flush=True)
 

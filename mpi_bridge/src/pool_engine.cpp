@@ -198,6 +198,7 @@ std::optional<queued_task> pool_engine::next_task() {
       return rank_ == 0 ? queue_.pop_current() : queue_.pop_any();
     case pool_strategy::mediation:  // seed 001: beyond the limit once a request was denied
     case pool_strategy::receiver:
+    case pool_strategy::sender:
       if (auto t = queue_.pop_current(global_completed_)) return t;
       return denied_ ? queue_.pop_any() : std::nullopt;
   }
@@ -208,7 +209,7 @@ void pool_engine::work(int thread, int threads) {
   // Rank 0's thread 0 serves the other ranks and runs no task, as seed
   // 001's dedicated master; alone, it runs tasks like any thread.
   const bool communicates = thread == 0;
-  const bool runs_tasks = !(communicates && rank_ == 0 && size_ > 1 && strategy_ != pool_strategy::receiver);
+  const bool runs_tasks = !(communicates && rank_ == 0 && size_ > 1 && dedicated_server());
   std::unique_lock guard(lock_);
   if (thread == 0) threads_ = threads;
   // Thread 0's wait between polls when nothing happens: short, as a message
@@ -310,7 +311,7 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   report.tasks_everywhere = total[0];
   report.discarded = total[1];
   // Rank 0's thread 0 serves and runs no task under central and mediation.
-  const bool serves = rank_ == 0 && size_ > 1 && strategy_ != pool_strategy::receiver;
+  const bool serves = rank_ == 0 && size_ > 1 && dedicated_server();
   const int working_threads = serves ? report.threads - 1 : report.threads;
   const double utilization =
       working_threads > 0 && seconds > 0 ? report.busy_seconds / (working_threads * seconds) : -1;
@@ -371,7 +372,8 @@ bool pool_engine::progress() {
     case pool_strategy::mediation:
       return rank_ == 0 ? progress_mediator() : progress_mediation_rank();
     case pool_strategy::receiver:
-      return progress_receiver();
+    case pool_strategy::sender:
+      return progress_distributed();
   }
   return false;
 }

@@ -54,9 +54,11 @@ enum class pool_message : std::uint8_t {
   surplus = 8,  // rank -> mediator: the tasks given (perhaps none)
   denied = 9,   // mediator -> rank: no surplus anywhere now
   level = 10,   // mediator -> rank: the last completed global iteration
-  // receiver (pool_receiver.cpp)
+  // receiver, sender (pool_distributed.cpp)
   steal = 11,   // idle rank -> random rank: give me work (forwarded at most ranks - 1 times)
   counts = 12,  // rank -> rank 0: outstanding tasks, lowest level, task messages sent and received per rank
+  // sender (pool_distributed.cpp)
+  pushed = 13,  // loaded rank -> random rank: tasks to keep or pass on (with a hop count)
 };
 
 struct wire_task {
@@ -132,12 +134,16 @@ class pool_engine {
   bool progress_central_rank();
   bool progress_mediator();
   bool progress_mediation_rank();
-  bool progress_receiver();
+  bool progress_distributed();  // receiver and sender
   // The messages every strategy's ranks answer alike (halt, level, end):
   // returns true for end (the caller's progress is over). Anything else
   // stops the job with a message: the ranks no longer agree on the protocol.
   bool common_message(pool_message type, int sender, message_buffer& message);
-  bool detect_end_receiver();  // rank 0: from every rank's counts
+  bool detect_end_by_counts();  // rank 0: from every rank's counts (receiver, sender)
+  // Whether rank 0's thread 0 serves and runs no task (central, mediation).
+  bool dedicated_server() const {
+    return strategy_ == pool_strategy::central || strategy_ == pool_strategy::mediation;
+  }
   // With the lock held: the next task this rank's threads may start.
   std::optional<queued_task> next_task();
   void send(int to, message_buffer message);
@@ -204,12 +210,12 @@ class pool_engine {
   task_queue held_;                  // tasks given to the mediator, not yet handed on
   int level_sent_ = -1;
 
-  // receiver, every rank:
+  // receiver and sender, every rank:
   std::vector<std::int64_t> sent_to_, received_from_;  // task messages, per rank
   bool stealing_ = false;            // a steal request is out
-  std::int64_t next_steal_ns_ = 0, steal_backoff_ns_ = 0;
+  std::int64_t next_steal_ns_ = 0, steal_backoff_ns_ = 0;  // when to ask (receiver) or push (sender) next
   std::uint64_t random_ = 1;
-  // receiver, rank 0: each rank's last counts
+  // receiver and sender, rank 0: each rank's last counts
   struct pair_view {
     bool heard = false;
     std::int64_t outstanding = 0;

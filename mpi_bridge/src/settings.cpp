@@ -30,7 +30,8 @@ constexpr std::pair<const char*, transport_kind> transports[] = {
     {"master", transport_kind::master}, {"rma", transport_kind::rma}, {"hier", transport_kind::hier}};
 constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool_strategy::central},
                                                                 {"mediation", pool_strategy::mediation},
-                                                                {"receiver", pool_strategy::receiver}};
+                                                                {"receiver", pool_strategy::receiver},
+                                                                {"sender", pool_strategy::sender}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
@@ -70,7 +71,7 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
     {"SELFSCHED_POOL_STRATEGY", "central",
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
-     "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one; docs/tasks.md)",
+     "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one; docs/tasks.md)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.strategy, strategies); }},
 };
 

@@ -26,6 +26,9 @@
 //   receiver every rank keeps the tasks it puts (seed 001 Fig. 2); a rank
 //            with no current task asks a random rank, which gives half its
 //            current tasks or forwards the request; no rank is dedicated.
+//   sender   every rank keeps the tasks it puts; a rank with more than two
+//            current tasks per thread sends half its surplus to a random
+//            rank, which keeps it or passes it on (Fig. 2).
 //
 // Only thread 0 of each rank (the thread that calls run, which must be the
 // one that initialized MPI) calls MPI: MPI_THREAD_FUNNELED is enough.
@@ -48,7 +51,7 @@ class pool_engine;
 }
 
 struct task_pool_options {
-  std::string strategy;         // "central", "mediation", "receiver"; "": SELFSCHED_POOL_STRATEGY, else "central"
+  std::string strategy;         // central, mediation, receiver, sender; "": SELFSCHED_POOL_STRATEGY, else central
   int threads = 0;              // per rank; 0: omp_get_max_threads()
   int async_levels = 0;         // global iterations in progress at most; 0: no limit
   std::size_t max_payload = 0;  // bytes per task; 0: 65536
@@ -65,7 +68,7 @@ struct task_pool_report {
   double busy_seconds = 0;           // this rank's threads inside tasks
   double idle_seconds = 0;           // this rank's threads waiting for a task
   double utilization_min = 0, utilization_max = 0;  // busy / (threads x seconds), over the working ranks
-  double server_utilization = 0;     // the share of its time rank 0's master or mediator spent serving (receiver: 0)
+  double server_utilization = 0;     // the share of its time rank 0's master or mediator spent serving (receiver, sender: 0)
   std::int64_t messages_sent = 0;    // by this rank
 };
 

@@ -1,11 +1,19 @@
-// Task pool strategy `receiver` (seed 001 Fig. 2, distributed, receiver
-// initiated; pool_engine.hpp): every rank runs the tasks it puts and no rank
-// is dedicated. A rank whose queue has no current task asks a random rank
-// for work; that rank gives half of its current tasks (highest priority
-// first) if it has two or more, else forwards the request to another random
-// rank, at most ranks - 1 times, after which the asker is told no (and may
-// run beyond the asynchronicity limit, as seed 001 allows, then asks again
-// after a growing pause).
+// Task pool strategies `receiver` and `sender` (seed 001 Fig. 2,
+// distributed; pool_engine.hpp): every rank runs the tasks it puts and no
+// rank is dedicated.
+//
+// receiver: a rank whose queue has no current task asks a random rank for
+// work; that rank gives half of its current tasks (highest priority first)
+// if it has two or more, else forwards the request to another random rank,
+// at most ranks - 1 times, after which the asker is told no (and may run
+// beyond the asynchronicity limit, as seed 001 allows, then asks again after
+// a growing pause).
+//
+// sender: a rank with more than two current tasks per thread queued sends
+// half of its surplus (highest priority first) to a random rank, at most
+// every push_interval; a rank with fewer current tasks than threads keeps
+// what comes, a busier one forwards it to another random rank, and the
+// ranks - 1'th keeps it whatever its load.
 //
 // Ending: every rank sends rank 0 its counts when they change (throttled):
 // outstanding tasks, the lowest outstanding level, and the task messages it
@@ -28,6 +36,7 @@ namespace {
 
 constexpr int no_level = std::numeric_limits<int>::max();
 constexpr std::int64_t first_pause_ns = 100'000, longest_pause_ns = 5'000'000;
+constexpr std::int64_t push_interval_ns = 200'000;
 
 // A rank other than `self` and `also_not` (which may be -1), or -1 if none.
 int random_rank(std::uint64_t& state, int size, int self, int also_not) {
@@ -44,7 +53,7 @@ int random_rank(std::uint64_t& state, int size, int self, int also_not) {
 
 }  // namespace
 
-bool pool_engine::progress_receiver() {
+bool pool_engine::progress_distributed() {
   bool busy = false, urgent = false;
   while (auto received = receive()) {
     busy = true;
@@ -95,6 +104,38 @@ bool pool_engine::progress_receiver() {
         changed_.notify_all();
         break;
       }
+      case pool_message::pushed: {  // sender: keep, or pass on
+        std::int32_t hops = 0;
+        std::vector<wire_task> tasks;
+        if (!message.get(hops) || !read_tasks(message, tasks))
+          abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+        int next = -1;
+        {
+          std::lock_guard guard(lock_);
+          ++received_from_[from];
+          const bool keep = stopped_ || hops + 1 >= size_ - 1 ||
+                            queue_.queued_current(global_completed_) < static_cast<std::size_t>(threads_);
+          if (!keep) next = random_rank(random_, size_, rank_, sender);
+          if (next < 0) {
+            for (wire_task& t : tasks) {
+              if (stopped_) ++discarded_;
+              else queue_.push(std::move(t.payload), t.level, t.priority);
+            }
+            changed_.notify_all();
+          } else {
+            ++sent_to_[static_cast<std::size_t>(next)];
+          }
+          state_changed_ = urgent = true;
+        }
+        if (next >= 0) {
+          message_buffer forward(pool_message::pushed);
+          forward.put(static_cast<std::int32_t>(hops + 1));
+          message_buffer body = tasks_message(pool_message::pushed, tasks);
+          forward.bytes().insert(forward.bytes().end(), body.bytes().begin() + 1, body.bytes().end());
+          send(next, std::move(forward));
+        }
+        break;
+      }
       case pool_message::denied: {
         std::lock_guard guard(lock_);
         stealing_ = false;
@@ -136,9 +177,28 @@ bool pool_engine::progress_receiver() {
   std::unique_lock guard(lock_);
   if (ended_) return busy;
   const std::int64_t now = pool_now_ns();
-  // Ask a random rank when no current task is queued here.
-  if (!stopped_ && !stealing_ && !end_sent_ && now >= next_steal_ns_ && size_ > 1 &&
-      queue_.queued_current(global_completed_) == 0) {
+  // sender: push half the surplus to a random rank.
+  const std::size_t current = queue_.queued_current(global_completed_);
+  if (strategy_ == pool_strategy::sender && !stopped_ && size_ > 1 && now >= next_steal_ns_ &&
+      current > 2 * static_cast<std::size_t>(threads_)) {
+    std::vector<wire_task> surplus;
+    take_current(queue_, global_completed_, (current - static_cast<std::size_t>(threads_)) / 2, surplus);
+    const int target = random_rank(random_, size_, rank_, -1);
+    ++sent_to_[static_cast<std::size_t>(target)];
+    state_changed_ = urgent = true;
+    next_steal_ns_ = now + push_interval_ns;
+    guard.unlock();
+    message_buffer out(pool_message::pushed);
+    out.put(static_cast<std::int32_t>(0));
+    message_buffer body = tasks_message(pool_message::pushed, surplus);
+    out.bytes().insert(out.bytes().end(), body.bytes().begin() + 1, body.bytes().end());
+    send(target, std::move(out));
+    guard.lock();
+    busy = true;
+  }
+  // receiver: ask a random rank when no current task is queued here.
+  if (strategy_ == pool_strategy::receiver && !stopped_ && !stealing_ && !end_sent_ && now >= next_steal_ns_ &&
+      size_ > 1 && queue_.queued_current(global_completed_) == 0) {
     const int victim = random_rank(random_, size_, rank_, -1);
     stealing_ = true;
     guard.unlock();
@@ -158,7 +218,7 @@ bool pool_engine::progress_receiver() {
     own.sent = sent_to_;
     own.received = received_from_;
     guard.unlock();
-    return detect_end_receiver() || busy;
+    return detect_end_by_counts() || busy;
   }
   urgent = urgent || stop_requested_ || !first_report_sent_;
   if (!state_changed_ || (!urgent && now - last_status_ns_ < pool_status_interval_ns)) return busy;
@@ -179,7 +239,7 @@ bool pool_engine::progress_receiver() {
   return true;
 }
 
-bool pool_engine::detect_end_receiver() {
+bool pool_engine::detect_end_by_counts() {
   bool busy = false;
   bool all_heard = true, idle = true, balanced = true;
   int lowest = no_level;
