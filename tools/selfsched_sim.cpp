@@ -37,7 +37,8 @@ const char* const usage =
     "  --slow K:F:T1:T2      worker K runs at F of its speed from T1 to T2 (repeatable)\n"
     "  --n N                 loop iterations (default 100000)\n"
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
-    "                        mandelbrot, adjoint (default uniform)\n"
+    "                        mandelbrot (columns), mandelbrot-rows, adjoint, quicksort\n"
+    "                        (default uniform)\n"
     "  --mean TIME           mean iteration cost on a speed-1 worker (default 100us)\n"
     "  --profile FILE        measured costs instead: a SELFSCHED_PROFILE written with\n"
     "                        SELFSCHED_PROFILE_CHUNKS=1 (its loop sets --n)\n"
@@ -345,7 +346,10 @@ int main(int argc, char** argv) {
                  << "\", \"masters\": " << m << ", \"n\": " << run.n << ", \"cost\": \"" << cost
                  << "\", \"makespan_s\": " << r.makespan << ", \"ideal_s\": " << r.ideal
                  << ", \"efficiency\": " << r.efficiency << ", \"chunks\": " << r.chunks
-                 << ", \"messages\": " << r.messages << ", \"busiest_master\": " << r.master_busy << "}";
+                 << ", \"messages\": " << r.messages << ", \"busiest_master\": " << r.master_busy
+                 << ", \"busy_s\": [";
+            for (std::size_t k = 0; k < r.busy.size(); ++k) json << (k ? ", " : "") << r.busy[k];
+            json << "]}";
           }
         }
     if (json) json << "\n]\n";

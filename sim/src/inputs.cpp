@@ -18,7 +18,7 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-const char* const cost_names = "uniform, increasing, decreasing, random, mandelbrot, adjoint";
+const char* const cost_names = "uniform, increasing, decreasing, random, mandelbrot, mandelbrot-rows, adjoint, quicksort";
 
 bool parse_number(const std::string& text, double& out) {
   if (text.empty()) return false;
@@ -27,14 +27,16 @@ bool parse_number(const std::string& text, double& out) {
   return end == text.c_str() + text.size() && std::isfinite(out);
 }
 
-// Escape counts of column x of [-2,2]^2 at n x n, on 64 sampled rows
-// (at most 512 iterations each): the shape of the profile, not its detail.
-double mandelbrot_column(iter_t column, iter_t n) {
-  constexpr int rows = 64, max_iter = 512;
-  const double cx = -2.0 + 4.0 * (static_cast<double>(column) + 0.5) / static_cast<double>(n);
+// Escape counts of line `line` of [-2,2]^2 at n x n (a column, or a row),
+// on 64 sampled points across it (at most 512 iterations each): the shape
+// of the profile, not its detail.
+double mandelbrot_line(iter_t line, iter_t n, bool rows_of_image) {
+  constexpr int samples = 64, max_iter = 512;
+  const double along = -2.0 + 4.0 * (static_cast<double>(line) + 0.5) / static_cast<double>(n);
   double total = 0;
-  for (int r = 0; r < rows; ++r) {
-    const double cy = -2.0 + 4.0 * (r + 0.5) / rows;
+  for (int r = 0; r < samples; ++r) {
+    const double across = -2.0 + 4.0 * (r + 0.5) / samples;
+    const double cx = rows_of_image ? across : along, cy = rows_of_image ? along : across;
     double x = 0, y = 0;
     int k = 0;
     for (; k < max_iter && x * x + y * y <= 4.0; ++k) {
@@ -50,7 +52,8 @@ double mandelbrot_column(iter_t column, iter_t n) {
 }  // namespace
 
 cost_model cost_model::parse(const std::string& name, double mean, std::uint64_t seed) {
-  static const std::vector<std::string> names{"uniform", "increasing", "decreasing", "random", "mandelbrot", "adjoint"};
+  static const std::vector<std::string> names{"uniform",    "increasing",      "decreasing", "random",
+                                              "mandelbrot", "mandelbrot-rows", "adjoint",    "quicksort"};
   if (std::find(names.begin(), names.end(), name) == names.end())
     throw sim_error("unknown cost model '" + name + "'; valid: " + cost_names);
   if (!(mean > 0) || !std::isfinite(mean))
@@ -92,7 +95,12 @@ std::vector<double> cost_model::costs(iter_t n) const {
     if (name_ == "increasing") v = x + 1;
     else if (name_ == "decreasing" || name_ == "adjoint") v = nn - x;
     else if (name_ == "random") v = 0.5 + static_cast<double>(mix(seed_ * 1'000'003 + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
-    else if (name_ == "mandelbrot") v = mandelbrot_column(i, n);
+    else if (name_ == "mandelbrot") v = mandelbrot_line(i, n, false);
+    else if (name_ == "mandelbrot-rows") v = mandelbrot_line(i, n, true);
+    else if (name_ == "quicksort") {  // rows of uniform length in [1, 3000], sorted: L log L
+      const double length = 1 + static_cast<double>(mix(seed_ * 7'919 + static_cast<std::uint64_t>(i)) % 3000);
+      v = length * std::log2(length + 1);
+    }
     c[static_cast<std::size_t>(i)] = v;
   }
   const double sum = std::accumulate(c.begin(), c.end(), 0.0);

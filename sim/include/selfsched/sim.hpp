@@ -57,10 +57,11 @@ struct platform_spec {
 };
 
 // Seconds an iteration costs on a worker of speed 1. Models: uniform,
-// increasing, decreasing (linear ramps), random (uniform in [0, 2 mean]),
-// mandelbrot (the columns of [-2,2]^2 at n x n, escape counts sampled on
-// 64 rows), adjoint (seed 004's adjoint convolution: n - i), each scaled
-// to the given mean.
+// increasing, decreasing (linear ramps), random (uniform in [0.5, 1.5] x
+// mean), mandelbrot and mandelbrot-rows (the columns or rows of [-2,2]^2 at
+// n x n, escape counts sampled on 64 points each), adjoint (seed 004's
+// adjoint convolution: n - i), quicksort (seed 004's rows of random length
+// L in [1, 3000], L log L), each scaled to the given mean.
 class cost_model {
  public:
   static cost_model parse(const std::string& name, double mean = 1e-4, std::uint64_t seed = 1);
