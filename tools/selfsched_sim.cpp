@@ -4,6 +4,8 @@
 // one run, one row of the table (and one object of the JSON).
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -34,6 +36,8 @@ const char* const usage =
     "  --masters M[,M...]    hier: node masters (default 4)\n"
     "  --workers P[,P...]    simulated workers (default 16)\n"
     "  --speeds S:S:...      relative speeds, repeated over the workers (default all 1)\n"
+    "  --platform FILE.xml   a SimGrid platform instead: hosts worker-0.., master-0..,\n"
+    "                        supermaster (hier); speeds relative to --flops\n"
     "  --slow K:F:T1:T2      worker K runs at F of its speed from T1 to T2 (repeatable)\n"
     "  --n N                 loop iterations (default 100000)\n"
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
@@ -217,7 +221,7 @@ double number_of(const std::string& text, const std::string& what) {
 int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us";
-  std::string result_bytes = "0", json_path, profile_path, site_text = "0", instance_text = "0", chart_path,
+  std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
   std::vector<std::string> slow;
@@ -258,6 +262,7 @@ int main(int argc, char** argv) {
     else if (option == "--chart") target = &chart_path;
     else if (option == "--gantt") target = &gantt_path;
     else if (option == "--profile") target = &profile_path;
+    else if (option == "--platform") target = &platform_path;
     else if (option == "--site") target = &site_text;
     else if (option == "--instance") target = &instance_text;
     else fail("unknown option '" + option + "' (--help lists them)");
@@ -268,6 +273,12 @@ int main(int argc, char** argv) {
   try {
     ss::platform_spec platform;
     if (!speeds.empty()) platform.speeds = ss::parse_speeds(speeds);
+    if (!platform_path.empty()) {
+      if (!speeds.empty() || workers != "16")
+        fail("--platform: its worker-K hosts are the workers; --workers and --speeds do not apply");
+      if (access(platform_path.c_str(), R_OK) != 0) fail("--platform: cannot read '" + platform_path + "'");
+      platform.xml = platform_path;
+    }
     for (const std::string& d : slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
     platform.flops = number_of(flops, "--flops");
     platform.latency = ss::parse_seconds(latency, "--latency");
@@ -324,14 +335,15 @@ int main(int argc, char** argv) {
                          transport.c_str(), node_masters.c_str());
           }
           const ss::result r = ss::simulate(platform, run);
-          std::printf("| %lld | %s | %s | %lld | %.6g | %.6g | %.3f | %lld | %lld | %.2f |\n", p, technique.c_str(),
+          const long long ran = static_cast<long long>(r.busy.size());  // a platform file decides the workers
+          std::printf("| %lld | %s | %s | %lld | %.6g | %.6g | %.3f | %lld | %lld | %.2f |\n", ran, technique.c_str(),
                       transport.c_str(), m, r.makespan, r.ideal, r.efficiency, static_cast<long long>(r.chunks),
                       static_cast<long long>(r.messages), r.master_busy);
           std::fflush(stdout);
           points.push_back({technique + " " + transport + (run.via == ss::transport::hier ? " " + std::to_string(m) : ""),
-                            p, r.efficiency, r.makespan});
+                            ran, r.efficiency, r.makespan});
           if (!gantt_path.empty() &&
-              !gantt_chart(r, platform.workers,
+              !gantt_chart(r, static_cast<int>(ran),
                            technique + ", " + transport + ", " + std::to_string(p) + " workers, " + cost + ", n = " +
                                std::to_string(run.n),
                            gantt_path))
@@ -342,7 +354,7 @@ int main(int argc, char** argv) {
                           static_cast<long long>(c.size), c.ran_on, c.begin, c.end);
           if (json) {
             if (done > 1) json << ",\n";
-            json << "  {\"workers\": " << p << ", \"technique\": \"" << technique << "\", \"transport\": \"" << transport
+            json << "  {\"workers\": " << ran << ", \"technique\": \"" << technique << "\", \"transport\": \"" << transport
                  << "\", \"masters\": " << m << ", \"n\": " << run.n << ", \"cost\": \"" << cost
                  << "\", \"makespan_s\": " << r.makespan << ", \"ideal_s\": " << r.ideal
                  << ", \"efficiency\": " << r.efficiency << ", \"chunks\": " << r.chunks

@@ -173,7 +173,9 @@ transport parse_transport(const std::string& name) {
 const char* transport_name(transport t) { return t == transport::hier ? "hier" : "master"; }
 
 void validate(const platform_spec& platform, const run_spec& run) {
-  if (platform.workers < 1 || platform.workers > 1'000'000)
+  // With a platform file, its hosts decide the workers: checked once loaded.
+  const bool from_file = !platform.xml.empty();
+  if (!from_file && (platform.workers < 1 || platform.workers > 1'000'000))
     throw sim_error("workers " + std::to_string(platform.workers) + " must be in [1, 1000000]");
   for (double s : platform.speeds)
     if (!(s > 0) || !std::isfinite(s)) throw sim_error("a speed of " + std::to_string(s) + ": speeds must be > 0");
@@ -182,7 +184,7 @@ void validate(const platform_spec& platform, const run_spec& run) {
   if (!(platform.latency >= 0) || !std::isfinite(platform.latency))
     throw sim_error("latency " + std::to_string(platform.latency) + " must be >= 0 seconds");
   for (const slowdown& d : platform.slowdowns)
-    if (d.worker < 0 || d.worker >= platform.workers)
+    if (d.worker < 0 || (!from_file && d.worker >= platform.workers))
       throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
   if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))
@@ -190,7 +192,7 @@ void validate(const platform_spec& platform, const run_spec& run) {
   if (run.n < 0 || run.n > 100'000'000) throw sim_error("n " + std::to_string(run.n) + " must be in [0, 1e8]");
   const parse_result parsed = parse_schedule(run.technique);
   if (!parsed.ok()) throw sim_error("technique: " + parsed.error);
-  if (run.via == transport::hier && (run.masters < 1 || run.masters > platform.workers))
+  if (run.via == transport::hier && (run.masters < 1 || (!from_file && run.masters > platform.workers)))
     throw sim_error("masters " + std::to_string(run.masters) + " must be in [1, workers = " +
                     std::to_string(platform.workers) + "]");
   if (!(run.claim_seconds >= 0) || !(run.request_bytes >= 0) || !(run.result_bytes >= 0))

@@ -216,29 +216,29 @@ void supermaster_actor(world* w, std::vector<std::pair<int, int>> nodes) {
   w->master_busy.push_back(busy);
 }
 
-result simulate_here(const platform_spec& platform, const run_spec& run, std::vector<double> costs) {
-  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}};
-  w.prefix.assign(w.costs.size() + 1, 0);
-  std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
-  w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);
-  const int masters = run.via == transport::hier ? run.masters : 1;
-  w.master_busy.assign(static_cast<std::size_t>(masters), 0);
+// The platform: built as a star, or loaded from a SimGrid file. Fills the
+// hosts of the workers, masters and supermaster; speeds as given.
+struct hosts {
+  std::vector<sg4::Host*> workers, masters;
+  sg4::Host* super = nullptr;
+};
 
-  loop_params lp;
-  lp.n = run.n;
-  lp.p = platform.workers;
-  const parse_result parsed = parse_schedule(run.technique);
-  apply_chunk(parsed.spec, lp);
-  if (!platform.speeds.empty())
-    for (int k = 0; k < platform.workers; ++k) lp.powers.push_back(w.speed(k));
-  if (const std::string bad = selfsched::validate(lp); !bad.empty()) throw sim_error(bad);
-  w.sched = std::make_unique<scheduler>(parsed.spec, lp);
-
-  int argc = 2;
-  char name[] = "selfsched-sim";
-  char quiet[] = "--log=root.thres:critical";
-  char* argv[] = {name, quiet, nullptr};
-  sg4::Engine engine(&argc, argv);
+hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const run_spec& run, int masters) {
+  hosts h;
+  if (!platform.xml.empty()) {
+    engine.load_platform(platform.xml);
+    const auto named = [&](const std::string& name) { return engine.host_by_name_or_null(name); };
+    for (int k = 0; sg4::Host* host = named("worker-" + std::to_string(k)); ++k) h.workers.push_back(host);
+    if (h.workers.empty()) throw sim_error("platform " + platform.xml + ": no host named worker-0");
+    for (int m = 0; m < masters; ++m) {
+      sg4::Host* host = named("master-" + std::to_string(m));
+      if (!host) throw sim_error("platform " + platform.xml + ": no host named master-" + std::to_string(m));
+      h.masters.push_back(host);
+    }
+    if (run.via == transport::hier && !(h.super = named("supermaster")))
+      throw sim_error("platform " + platform.xml + ": no host named supermaster (hier needs one)");
+    return h;
+  }
   sg4::NetZone* zone = sg4::create_star_zone("platform");
   const auto add_host = [&](const std::string& host_name, double speed) {
     sg4::Host* host = zone->create_host(host_name, speed * platform.flops)->seal();
@@ -247,8 +247,56 @@ result simulate_here(const platform_spec& platform, const run_spec& run, std::ve
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
     return host;
   };
-  std::vector<sg4::Host*> workers;
-  for (int k = 0; k < platform.workers; ++k) workers.push_back(add_host("worker-" + std::to_string(k), w.speed(k)));
+  for (int k = 0; k < platform.workers; ++k) {
+    const double speed = platform.speeds.empty() ? 1.0 : platform.speeds[static_cast<std::size_t>(k) % platform.speeds.size()];
+    h.workers.push_back(add_host("worker-" + std::to_string(k), speed));
+  }
+  for (int m = 0; m < masters; ++m) h.masters.push_back(add_host("master-" + std::to_string(m), 1.0));
+  if (run.via == transport::hier) h.super = add_host("supermaster", 1.0);
+  zone->seal();
+  return h;
+}
+
+result simulate_here(platform_spec platform, const run_spec& run, std::vector<double> costs) {
+  const int masters = run.via == transport::hier ? run.masters : 1;
+  int argc = 2;
+  char name[] = "selfsched-sim";
+  char quiet[] = "--log=root.thres:critical";
+  char* argv[] = {name, quiet, nullptr};
+  sg4::Engine engine(&argc, argv);
+  const hosts h = build_platform(engine, platform, run, masters);
+  // From here the workers are the platform's, with their speeds.
+  platform.workers = static_cast<int>(h.workers.size());
+  platform.speeds.clear();
+  for (sg4::Host* host : h.workers) platform.speeds.push_back(host->get_speed() / platform.flops);
+  if (run.via == transport::hier && masters > platform.workers)
+    throw sim_error("masters " + std::to_string(masters) + " must be in [1, workers = " +
+                    std::to_string(platform.workers) + "]");
+  for (const slowdown& d : platform.slowdowns)
+    if (d.worker >= platform.workers)
+      throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
+                      std::to_string(platform.workers - 1));
+
+  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}};
+  w.prefix.assign(w.costs.size() + 1, 0);
+  std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
+  w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);
+  w.master_busy.assign(static_cast<std::size_t>(masters), 0);
+
+  loop_params lp;
+  lp.n = run.n;
+  lp.p = platform.workers;
+  const parse_result parsed = parse_schedule(run.technique);
+  apply_chunk(parsed.spec, lp);
+  // Equal workers give the techniques no powers (as the runtime does).
+  if (std::any_of(platform.speeds.begin(), platform.speeds.end(), [&](double s) { return s != platform.speeds[0]; }))
+    lp.powers = platform.speeds;
+  if (const std::string bad = selfsched::validate(lp); !bad.empty()) throw sim_error(bad);
+  w.sched = std::make_unique<scheduler>(parsed.spec, lp);
+
+  const std::vector<sg4::Host*>& workers = h.workers;
+  const std::vector<sg4::Host*>& master_hosts = h.masters;
+  sg4::Host* super = h.super;
   // Slowdowns as speed profiles: the fraction of the host's speed from each
   // date on (one profile per worker, its slowdowns in date order).
   for (int k = 0; k < platform.workers; ++k) {
@@ -263,10 +311,6 @@ result simulate_here(const platform_spec& platform, const run_spec& run, std::ve
     workers[static_cast<std::size_t>(k)]->set_speed_profile(
         simgrid::kernel::profile::ProfileBuilder::from_string("slowdown-" + std::to_string(k), dates, -1));
   }
-  std::vector<sg4::Host*> master_hosts;
-  for (int m = 0; m < masters; ++m) master_hosts.push_back(add_host("master-" + std::to_string(m), 1.0));
-  sg4::Host* super = run.via == transport::hier ? add_host("supermaster", 1.0) : nullptr;
-  zone->seal();
 
   if (run.via == transport::master) {
     sg4::Actor::create("master", master_hosts[0], master_actor, &w);

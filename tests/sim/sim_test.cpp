@@ -147,6 +147,26 @@ TEST(Sim, ASlowdownOverTimeStretchesStaticAndNotFss) {
   EXPECT_LT(simulate(platform, dynamic).makespan, 1.05 * perturbed_ideal);
 }
 
+// The same two workers from a SimGrid platform file: the same makespan.
+TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
+  platform_spec platform;
+  platform.xml = SELFSCHED_TEST_DATA "/sim-two-workers.xml";
+  run_spec run = run_of("static", 1000, "uniform");
+  run.claim_seconds = 0;
+  run.request_bytes = 0;
+  const result r = simulate(platform, run);
+  ASSERT_EQ(r.busy.size(), 2u);
+  EXPECT_NEAR(r.makespan, 0.1, 1e-9);
+  EXPECT_NEAR(r.busy[1], 0.1, 1e-9);
+  run.via = transport::hier;  // the file has no supermaster
+  try {
+    simulate(platform, run);
+    ADD_FAILURE() << "hier without a supermaster host ran";
+  } catch (const sim_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no host named supermaster"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Sim, BadInputIsNamed) {
   const auto message = [](auto&& f) {
     try {

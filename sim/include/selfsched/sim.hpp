@@ -46,6 +46,12 @@ struct slowdown {
 };
 
 struct platform_spec {
+  // A SimGrid platform file instead of the star below: its hosts named
+  // worker-0, worker-1 ... are the workers (their speeds over `flops` are
+  // the relative speeds), master-0 ... the masters and supermaster the
+  // supermaster under hier; its links and routes are the network. `workers`,
+  // `speeds`, `latency` and `bandwidth` are then not used.
+  std::string xml;
   int workers = 2;
   // Relative speeds, repeated over the workers (1:0.5 makes every other
   // worker half as fast). Empty: all 1.
