@@ -54,8 +54,10 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     global_opt::search s(p, levels, my_work);
-    selfsched::mpi::task_pool pool(MPI_COMM_WORLD,
-                                   {.strategy = strategy, .threads = 0, .async_levels = static_cast<int>(async_levels)});
+    selfsched::mpi::task_pool_options options;
+    options.strategy = strategy;
+    options.async_levels = static_cast<int>(async_levels);
+    selfsched::mpi::task_pool pool(MPI_COMM_WORLD, options);
     if (rank == 0) global_opt::put_initial_regions(pool, p, regions, static_cast<double>(density));
     const auto report = pool.run([&](const selfsched::task& task) {
       const auto t = task.as<global_opt::task_payload>();

@@ -30,9 +30,10 @@ typedef struct selfsched_mpi_task_pool_options {
   int threads;          /* per rank; 0: omp_get_max_threads() */
   int async_levels;     /* global iterations in progress at most; 0: no limit */
   size_t max_payload;   /* bytes per task; 0: 65536 */
+  const char* transfer; /* priority or threshold (selfsched/mpi_tasks.hpp); NULL: SELFSCHED_POOL_TRANSFER */
 } selfsched_mpi_task_pool_options;
 
-#define SELFSCHED_MPI_TASK_POOL_OPTIONS_INIT {NULL, 0, 0, 0}
+#define SELFSCHED_MPI_TASK_POOL_OPTIONS_INIT {NULL, 0, 0, 0, NULL}
 
 typedef struct selfsched_mpi_task_pool_report {
   char strategy[16];

@@ -40,6 +40,7 @@ extern "C" selfsched_mpi_task_pool* selfsched_mpi_task_pool_create(MPI_Comm comm
     o.threads = options->threads;
     o.async_levels = options->async_levels;
     o.max_payload = options->max_payload;
+    o.transfer = options->transfer ? options->transfer : "";
   }
   try {
     return new selfsched_mpi_task_pool{std::make_unique<selfsched::mpi::task_pool>(comm, o)};

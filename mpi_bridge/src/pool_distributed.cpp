@@ -69,8 +69,8 @@ bool pool_engine::progress_distributed() {
         std::vector<wire_task> given;
         {
           std::lock_guard guard(lock_);
-          const std::size_t current = queue_.queued_current(global_completed_);
-          if (!stopped_ && current >= 2) take_current(queue_, global_completed_, current / 2, given);
+          const std::size_t current = transferable(queue_);
+          if (!stopped_ && current >= asks_below() + 1) take_current(queue_, transfer_horizon(), current / 2, given);
           if (!given.empty()) {
             ++sent_to_[static_cast<std::size_t>(asker)];
             state_changed_ = urgent = true;
@@ -114,7 +114,7 @@ bool pool_engine::progress_distributed() {
           std::lock_guard guard(lock_);
           ++received_from_[from];
           const bool keep = stopped_ || hops + 1 >= size_ - 1 ||
-                            queue_.queued_current(global_completed_) < static_cast<std::size_t>(threads_);
+                            transferable(queue_) < static_cast<std::size_t>(threads_);
           if (!keep) next = random_rank(random_, size_, rank_, sender);
           if (next < 0) {
             for (wire_task& t : tasks) {
@@ -178,11 +178,11 @@ bool pool_engine::progress_distributed() {
   if (ended_) return busy;
   const std::int64_t now = pool_now_ns();
   // sender: push half the surplus to a random rank.
-  const std::size_t current = queue_.queued_current(global_completed_);
+  const std::size_t current = transferable(queue_);
   if (strategy_ == pool_strategy::sender && !stopped_ && size_ > 1 && now >= next_steal_ns_ &&
       current > 2 * static_cast<std::size_t>(threads_)) {
     std::vector<wire_task> surplus;
-    take_current(queue_, global_completed_, (current - static_cast<std::size_t>(threads_)) / 2, surplus);
+    take_current(queue_, transfer_horizon(), (current - static_cast<std::size_t>(threads_)) / 2, surplus);
     const int target = random_rank(random_, size_, rank_, -1);
     ++sent_to_[static_cast<std::size_t>(target)];
     state_changed_ = urgent = true;
@@ -198,7 +198,7 @@ bool pool_engine::progress_distributed() {
   }
   // receiver: ask a random rank when no current task is queued here.
   if (strategy_ == pool_strategy::receiver && !stopped_ && !stealing_ && !end_sent_ && now >= next_steal_ns_ &&
-      size_ > 1 && queue_.queued_current(global_completed_) == 0) {
+      size_ > 1 && transferable(queue_) < asks_below()) {
     const int victim = random_rank(random_, size_, rank_, -1);
     stealing_ = true;
     guard.unlock();

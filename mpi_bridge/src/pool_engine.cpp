@@ -73,6 +73,7 @@ pool_engine::pool_engine(MPI_Comm comm, const task_pool_options& options) {
   MPI_Comm_rank(comm, &rank);
   std::string error;
   pool_strategy strategy = pool_strategy::central;
+  bool by_threshold = false;
   if (rank == 0) {
     if (options.threads < 0) error = "threads " + std::to_string(options.threads) + " is negative";
     else if (options.async_levels < 0)
@@ -82,6 +83,12 @@ pool_engine::pool_engine(MPI_Comm comm, const task_pool_options& options) {
         error = "unknown strategy '" + options.strategy + "'; " + why;
     } else {
       strategy = current_settings(true).strategy;
+    }
+    if (error.empty() && !options.transfer.empty()) {
+      if (const std::string why = parse_pool_transfer(options.transfer, by_threshold); !why.empty())
+        error = "unknown transfer policy '" + options.transfer + "'; " + why;
+    } else if (error.empty()) {
+      by_threshold = current_settings(true).pool_by_threshold;
     }
   }
   int level = MPI_THREAD_SINGLE, is_main = 0;
@@ -96,9 +103,10 @@ pool_engine::pool_engine(MPI_Comm comm, const task_pool_options& options) {
   error.resize(length);
   MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
   if (!error.empty()) refuse(error);
-  int chosen = static_cast<int>(strategy);
-  MPI_Bcast(&chosen, 1, MPI_INT, 0, comm);
-  strategy_ = static_cast<pool_strategy>(chosen);
+  int chosen[2] = {static_cast<int>(strategy), by_threshold ? 1 : 0};
+  MPI_Bcast(chosen, 2, MPI_INT, 0, comm);
+  strategy_ = static_cast<pool_strategy>(chosen[0]);
+  by_threshold_ = chosen[1] != 0;
 
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
@@ -200,7 +208,10 @@ std::optional<queued_task> pool_engine::next_task() {
     case pool_strategy::receiver:
     case pool_strategy::sender:
       if (auto t = queue_.pop_current(global_completed_)) return t;
-      return denied_ ? queue_.pop_any() : std::nullopt;
+      // Under the threshold policy a rank that holds enough tasks does not
+      // ask, so it is never told no: it runs what it holds, as an idle
+      // processor under an application-independent policy must.
+      return denied_ || by_threshold_ ? queue_.pop_any() : std::nullopt;
   }
   return std::nullopt;
 }

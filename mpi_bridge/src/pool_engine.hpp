@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <exception>
 #include <functional>
 #include <list>
@@ -140,6 +141,15 @@ class pool_engine {
   // stops the job with a message: the ranks no longer agree on the protocol.
   bool common_message(pool_message type, int sender, message_buffer& message);
   bool detect_end_by_counts();  // rank 0: from every rank's counts (receiver, sender)
+  // The transfer policy (seed 001 sec. 3.2): which queued tasks may move
+  // between ranks, and when a rank asks for more. Application-dependent
+  // (priority): current tasks only, highest priority first, and a rank asks
+  // when it has no current task. Application-independent (threshold): any
+  // task, whatever its level, and a rank asks when it has fewer queued than
+  // threads.
+  int transfer_horizon() const { return by_threshold_ ? std::numeric_limits<int>::max() / 2 : global_completed_; }
+  std::size_t transferable(const task_queue& q) const { return q.queued_current(transfer_horizon()); }
+  std::size_t asks_below() const { return by_threshold_ ? static_cast<std::size_t>(threads_) : 1; }
   // Whether rank 0's thread 0 serves and runs no task (central, mediation).
   bool dedicated_server() const {
     return strategy_ == pool_strategy::central || strategy_ == pool_strategy::mediation;
@@ -153,6 +163,7 @@ class pool_engine {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   pool_strategy strategy_ = pool_strategy::central;
+  bool by_threshold_ = false;  // the transfer policy: threshold, else priority
   int threads_option_ = 0;
   std::size_t max_payload_ = 65536;
 

@@ -93,9 +93,9 @@ bool pool_engine::progress_mediator() {
   // Rank 0's own threads are a rank like the others, seen directly.
   rank_view& own = views_[0];
   own.outstanding = queue_.outstanding();
-  own.queued_current = static_cast<int>(queue_.queued_current(global_completed_));
+  own.queued_current = static_cast<int>(transferable(queue_));
   own.lowest_level = queue_.lowest_outstanding_level();
-  own.requesting = !stopped_ && own.queued_current == 0 && threads_ > 1;
+  own.requesting = !stopped_ && static_cast<std::size_t>(own.queued_current) < asks_below() && threads_ > 1;
 
   // The last completed global iteration: below the lowest outstanding level
   // of any rank, any task in flight and any task held.
@@ -121,7 +121,7 @@ bool pool_engine::progress_mediator() {
     rank_view& v = views_[static_cast<std::size_t>(r)];
     if (!v.requesting) continue;
     std::vector<wire_task> tasks;
-    take_current(held_, global_completed_, 1, tasks);
+    take_current(held_, transfer_horizon(), 1, tasks);
     if (!tasks.empty()) {
       busy = true;
       v.requesting = false;
@@ -144,7 +144,7 @@ bool pool_engine::progress_mediator() {
     for (int d = 0; d < size_; ++d)
       if (d != r && surplus(d) > 0 && (donor < 0 || surplus(d) > surplus(donor))) donor = d;
     if (donor == 0) {  // rank 0 gives directly
-      take_current(queue_, global_completed_, static_cast<std::size_t>((surplus(0) + 1) / 2), tasks);
+      take_current(queue_, transfer_horizon(), static_cast<std::size_t>((surplus(0) + 1) / 2), tasks);
       own.queued_current -= static_cast<int>(tasks.size());
       for (wire_task& t : tasks) held_.push(std::move(t.payload), t.level, t.priority);
       if (!tasks.empty()) {
@@ -215,9 +215,9 @@ bool pool_engine::progress_mediation_rank() {
         {
           std::lock_guard guard(lock_);
           // Keep one current task for this rank's own threads.
-          const std::size_t current = queue_.queued_current(global_completed_);
+          const std::size_t current = transferable(queue_);
           if (!stopped_ && current > 1)
-            take_current(queue_, global_completed_, std::min<std::size_t>(n, current - 1), tasks);
+            take_current(queue_, transfer_horizon(), std::min<std::size_t>(n, current - 1), tasks);
           state_changed_ = urgent = true;
         }
         send(0, tasks_message(pool_message::surplus, tasks));
@@ -236,8 +236,8 @@ bool pool_engine::progress_mediation_rank() {
 
   std::unique_lock guard(lock_);
   if (ended_) return busy;
-  const std::size_t current = queue_.queued_current(global_completed_);
-  const bool wants = !stopped_ && current == 0;
+  const std::size_t current = transferable(queue_);
+  const bool wants = !stopped_ && current < asks_below();
   const std::int64_t now = pool_now_ns();
   urgent = urgent || (wants && !requesting_) || stop_requested_ || !first_report_sent_;
   if (!state_changed_ && wants == requesting_) return busy;

@@ -32,6 +32,7 @@ constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool
                                                                 {"mediation", pool_strategy::mediation},
                                                                 {"receiver", pool_strategy::receiver},
                                                                 {"sender", pool_strategy::sender}};
+constexpr std::pair<const char*, bool> transfers[] = {{"priority", false}, {"threshold", true}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
@@ -73,6 +74,10 @@ const setting_row<settings> table[] = {
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
      "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one; docs/tasks.md)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.strategy, strategies); }},
+    {"SELFSCHED_POOL_TRANSFER", "priority",
+     "which tasks move between ranks (mediation, receiver, sender): priority (current ones, highest priority "
+     "first; ask when none is current) or threshold (any; ask when fewer than threads; docs/tasks.md)",
+     [](std::string_view v, settings& s) { return parse_choice(v, s.pool_by_threshold, transfers); }},
 };
 
 }  // namespace
@@ -90,6 +95,10 @@ void display_settings() {
 
 std::string parse_pool_strategy(std::string_view name, pool_strategy& out) {
   return parse_choice(name, out, strategies);
+}
+
+std::string parse_pool_transfer(std::string_view name, bool& by_threshold) {
+  return parse_choice(name, by_threshold, transfers);
 }
 
 const char* strategy_name(pool_strategy s) {

@@ -22,6 +22,7 @@ struct settings {
   bool load = true;                                  // SELFSCHED_MPI_LOAD
   bool stats = false;                                // SELFSCHED_MPI_STATS
   pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
+  bool pool_by_threshold = false;                    // SELFSCHED_POOL_TRANSFER=threshold
 };
 
 // Read once. `report`: print the warnings for invalid values (rank 0 does;
@@ -36,5 +37,7 @@ const char* transport_name(transport_kind t);
 // A task pool strategy by name: "" or "valid: ...".
 std::string parse_pool_strategy(std::string_view name, pool_strategy& out);
 const char* strategy_name(pool_strategy s);
+// "priority" -> false, "threshold" -> true: "" or "valid: ...".
+std::string parse_pool_transfer(std::string_view name, bool& by_threshold);
 
 }  // namespace selfsched::mpi::detail

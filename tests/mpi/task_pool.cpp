@@ -6,7 +6,8 @@
 // and an exception on one rank end the pool everywhere; bad options get one
 // message on every rank.
 //
-//   mpi_task_pool [--strategy NAME] [--async-levels A] [--case all|trees|stop|error|bad]
+//   mpi_task_pool [--strategy NAME] [--transfer priority|threshold] [--async-levels A]
+//                 [--case all|trees|stop|error|bad]
 //
 // Prints "mpi_task_pool: ... ok=1" on rank 0 and exits 0, or what went wrong.
 #include <mpi.h>
@@ -29,6 +30,7 @@
 namespace {
 
 int rank = 0, ranks = 1;
+std::string transfer;  // --transfer: the pools' transfer policy
 std::vector<std::string> failures;
 
 void expect(bool ok, const std::string& what) {
@@ -82,7 +84,8 @@ void trees(const std::string& strategy, int async_levels) {
     for (int r = 0; r < ranks; ++r)
       for (int k = 0; k < static_cast<int>(mix(seed + static_cast<std::uint64_t>(r)) % 3); ++k)
         if (seed != 3 && (seed != 5 || r == ranks - 1)) roots.push_back({mix(seed * 1000 + r * 10 + k), 0});
-    selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy, .async_levels = async_levels});
+    selfsched::mpi::task_pool pool(MPI_COMM_WORLD,
+                                   {.strategy = strategy, .async_levels = async_levels, .transfer = transfer});
     for (const node& n : roots) {
       const int owner = seed == 5 ? ranks - 1 : static_cast<int>(n.key % static_cast<std::uint64_t>(ranks));
       if (owner == rank) pool.put(n, 0, 1.0);
@@ -124,7 +127,7 @@ void trees(const std::string& strategy, int async_levels) {
 }
 
 void stop_case(const std::string& strategy) {
-  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy});
+  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy, .transfer = transfer});
   // Rank 0 puts a long list; the 30th task a rank runs stops the pool (not
   // a given task: the distributed strategies may move any task anywhere and
   // run it late).
@@ -147,7 +150,7 @@ void stop_case(const std::string& strategy) {
 }
 
 void error_case(const std::string& strategy) {
-  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy});
+  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy, .transfer = transfer});
   if (rank == 0)
     for (int i = 0; i < 200; ++i) pool.put(i);
   bool thrown = false;
@@ -168,6 +171,14 @@ void error_case(const std::string& strategy) {
   if (failing_rank == rank) expect(thrown, "error: another exception");
 }
 
+// Options with one field set (the rest their defaults).
+template <typename Set>
+selfsched::mpi::task_pool_options options_with(Set set) {
+  selfsched::mpi::task_pool_options o;
+  set(o);
+  return o;
+}
+
 void bad_case() {
   const auto message = [](auto&& f) {
     try {
@@ -178,14 +189,19 @@ void bad_case() {
     return std::string("no error");
   };
   const std::string unknown =
-      message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, {.strategy = "centrall"}); });
+      message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, options_with([](auto& o) { o.strategy = "centrall"; })); });
   expect(unknown.find("unknown strategy 'centrall'; valid: central, mediation, receiver, sender") != std::string::npos, "bad: " + unknown);
-  const std::string negative = message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, {.strategy = "", .async_levels = -2}); });
+  const std::string negative =
+      message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, options_with([](auto& o) { o.async_levels = -2; })); });
   expect(negative.find("async_levels -2 is negative") != std::string::npos, "bad: " + negative);
-  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = "", .threads = 0, .async_levels = 0, .max_payload = 8});
+  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, options_with([](auto& o) { o.max_payload = 8; }));
   const std::string big = message([&] { pool.put(std::array<char, 9>{}); });
   expect(big.find("9 bytes is larger than max_payload (8 bytes)") != std::string::npos, "bad: " + big);
   const std::string level = message([&] { pool.put(1, -1); });
+  const std::string policy =
+      message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, options_with([](auto& o) { o.transfer = "greedy"; })); });
+  expect(policy.find("unknown transfer policy 'greedy'; valid: priority, threshold") != std::string::npos,
+         "bad: " + policy);
   expect(level.find("level -1 is negative") != std::string::npos, "bad: " + level);
 }
 
@@ -203,6 +219,7 @@ int main(int argc, char** argv) {
     if (option == "--strategy") strategy = value;
     else if (option == "--async-levels") async_levels = std::stoi(value);
     else if (option == "--case") which = value;
+    else if (option == "--transfer") transfer = value;
   }
   const double started = MPI_Wtime();
   if (which == "all" || which == "trees") {
@@ -222,8 +239,9 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   for (const std::string& f : failures) std::fprintf(stderr, "mpi_task_pool: %s\n", f.c_str());
   if (rank == 0)
-    std::printf("mpi_task_pool: strategy=%s ranks=%d threads=%d seconds=%.2f failures=%d ok=%d\n", strategy.c_str(),
-                ranks, omp_get_max_threads(), MPI_Wtime() - started, total, total == 0 ? 1 : 0);
+    std::printf("mpi_task_pool: strategy=%s transfer=%s ranks=%d threads=%d seconds=%.2f failures=%d ok=%d\n",
+                strategy.c_str(), transfer.empty() ? "default" : transfer.c_str(), ranks, omp_get_max_threads(),
+                MPI_Wtime() - started, total, total == 0 ? 1 : 0);
   MPI_Finalize();
   return total == 0 ? 0 : 1;
 }

@@ -55,6 +55,12 @@ struct task_pool_options {
   int threads = 0;              // per rank; 0: omp_get_max_threads()
   int async_levels = 0;         // global iterations in progress at most; 0: no limit
   std::size_t max_payload = 0;  // bytes per task; 0: 65536
+  // Which tasks move between ranks (mediation, receiver, sender): "priority"
+  // (current ones, highest priority first; a rank asks when none is
+  // current: seed 001's application-dependent policy) or "threshold" (any
+  // task; a rank asks when it holds fewer than its threads: the
+  // application-independent one). "": SELFSCHED_POOL_TRANSFER, else priority.
+  std::string transfer;
 };
 
 struct task_pool_report {
