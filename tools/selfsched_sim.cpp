@@ -39,6 +39,8 @@ const char* const usage =
     "  --platform FILE.xml   a SimGrid platform instead: hosts worker-0.., master-0..,\n"
     "                        supermaster (hier); speeds relative to --flops\n"
     "  --slow K:F:T1:T2      worker K runs at F of its speed from T1 to T2 (repeatable)\n"
+    "  --lose K:T            worker K's host goes down at T (repeatable; master transport):\n"
+    "                        what it held is run again by others (rDLB)\n"
     "  --n N                 loop iterations (default 100000)\n"
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
     "                        mandelbrot (columns), mandelbrot-rows, adjoint, quicksort\n"
@@ -224,7 +226,7 @@ int main(int argc, char** argv) {
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
-  std::vector<std::string> slow;
+  std::vector<std::string> slow, lose;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
     if (option == "--help") {
@@ -239,9 +241,9 @@ int main(int argc, char** argv) {
       print_chunks = true;
       continue;
     }
-    if (option == "--slow") {
-      if (i + 1 >= argc) fail("--slow needs a value");
-      slow.push_back(argv[++i]);
+    if (option == "--slow" || option == "--lose") {
+      if (i + 1 >= argc) fail(option + " needs a value");
+      (option == "--slow" ? slow : lose).push_back(argv[++i]);
       continue;
     }
     std::string* target = nullptr;
@@ -280,6 +282,7 @@ int main(int argc, char** argv) {
       platform.xml = platform_path;
     }
     for (const std::string& d : slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
+    for (const std::string& l : lose) platform.losses.push_back(ss::parse_loss(l));
     platform.flops = number_of(flops, "--flops");
     platform.latency = ss::parse_seconds(latency, "--latency");
     platform.bandwidth = number_of(bandwidth, "--bandwidth");
@@ -359,7 +362,7 @@ int main(int argc, char** argv) {
                  << "\", \"makespan_s\": " << r.makespan << ", \"ideal_s\": " << r.ideal
                  << ", \"efficiency\": " << r.efficiency << ", \"chunks\": " << r.chunks
                  << ", \"messages\": " << r.messages << ", \"busiest_master\": " << r.master_busy
-                 << ", \"busy_s\": [";
+                 << ", \"reexecuted\": " << r.reexecuted << ", \"busy_s\": [";
             for (std::size_t k = 0; k < r.busy.size(); ++k) json << (k ? ", " : "") << r.busy[k];
             json << "]}";
           }

@@ -149,6 +149,19 @@ slowdown parse_slowdown(const std::string& text) {
   return d;
 }
 
+loss parse_loss(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const std::string form = "loss '" + text + "': ";
+  if (colon == std::string::npos) throw sim_error(form + "expected WORKER:TIME, e.g. 3:20ms");
+  loss l;
+  double worker = 0;
+  if (!parse_number(text.substr(0, colon), worker) || worker < 0 || worker != std::floor(worker) || worker > 1e6)
+    throw sim_error(form + "'" + text.substr(0, colon) + "' is not a worker number");
+  l.worker = static_cast<int>(worker);
+  l.at = parse_seconds(text.substr(colon + 1), form + "TIME");
+  return l;
+}
+
 double parse_seconds(const std::string& text, const std::string& what) {
   static const std::pair<const char*, double> units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
   for (const auto& [suffix, scale] : units) {
@@ -187,6 +200,14 @@ void validate(const platform_spec& platform, const run_spec& run) {
     if (d.worker < 0 || (!from_file && d.worker >= platform.workers))
       throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
+  for (const loss& l : platform.losses)
+    if (l.worker < 0 || (!from_file && l.worker >= platform.workers))
+      throw sim_error("loss of worker " + std::to_string(l.worker) + ": workers are 0 .. " +
+                      std::to_string(platform.workers - 1));
+  if (!platform.losses.empty() && run.via != transport::master)
+    throw sim_error("a lost worker needs the master transport (hier does not run chunks again yet)");
+  if (!platform.losses.empty() && platform.losses.size() >= static_cast<std::size_t>(platform.workers) && !from_file)
+    throw sim_error("every worker is lost: nobody is left to finish the loop");
   if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))
     throw sim_error("bandwidth " + std::to_string(platform.bandwidth) + " must be > 0 bytes/s");
   if (run.n < 0 || run.n > 100'000'000) throw sim_error("n " + std::to_string(run.n) + " must be in [0, 1e8]");

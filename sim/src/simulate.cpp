@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <unordered_map>
@@ -57,6 +58,11 @@ struct world {
   std::vector<double> master_busy;
   std::unique_ptr<scheduler> sched;
   std::unordered_map<iter_t, std::size_t> logged_at;  // chunk start -> chunk_log index
+  // With losses (rDLB): who runs what, which chunks are finished.
+  int active = 0;                          // workers the master still waits for
+  std::vector<bool> exited, dead;
+  std::vector<chunk> running;              // per worker, its chunk (size 0: none)
+  std::map<iter_t, std::pair<iter_t, bool>> handed_out;  // start -> (size, finished)
 
   double speed(int worker) const {
     if (platform.speeds.empty()) return 1.0;
@@ -106,7 +112,10 @@ void worker_actor(world* w, int k) {
     req->seconds = seconds;
     w->send(master, req, w->run.request_bytes + w->run.result_bytes * static_cast<double>(done));
     std::unique_ptr<message> ans(mine->get<message>());
-    if (ans->c.size == 0) break;
+    if (ans->c.size == 0) {
+      if (!w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
+      break;
+    }
     const double begin = sg4::Engine::get_clock();
     sg4::this_actor::execute(w->work(ans->c) * w->platform.flops);
     const double end = sg4::Engine::get_clock();
@@ -123,21 +132,49 @@ void worker_actor(world* w, int k) {
   }
 }
 
-// The only master: serves every worker from the scheduler.
+// The only master: serves every worker from the scheduler. With losses it
+// also re-executes (rDLB): a worker that finds no new chunk gets a copy of
+// the oldest chunk not yet finished; the first copy to finish counts.
 void master_actor(world* w) {
   sg4::Mailbox* box = mailbox(master_box(0));
-  int active = w->platform.workers;
-  while (active > 0) {
+  const bool resilient = !w->platform.losses.empty();
+  while (w->active > 0) {
     std::unique_ptr<message> req(box->get<message>());
+    const auto k = static_cast<std::size_t>(req->worker);
+    if (resilient && w->dead[k]) continue;  // sent before its host went down
     const double from = sg4::Engine::get_clock();
     sg4::this_actor::execute(w->run.claim_seconds * w->platform.flops);
     w->record(req->worker, req->done, req->seconds);
     auto* ans = new message{message::answer, req->worker};
     ans->c = w->next(req->worker);
-    if (ans->c.size == 0) --active;
+    if (resilient) {
+      if (w->running[k].size > 0) w->handed_out[w->running[k].start].second = true;
+      if (ans->c.size > 0) {
+        w->handed_out[ans->c.start] = {ans->c.size, false};
+      } else {
+        for (const auto& [start, state] : w->handed_out)
+          if (!state.second) {
+            ans->c = chunk{start, state.first};
+            ++w->out.reexecuted;
+            break;
+          }
+      }
+      w->running[k] = ans->c;
+    }
+    if (ans->c.size == 0) --w->active;
     w->send(mailbox(worker_box(req->worker)), ans, w->run.request_bytes);
     w->master_busy[0] += sg4::Engine::get_clock() - from;
   }
+}
+
+// Turns worker k's host off at `at`: its actor dies with what it held.
+void loss_actor(world* w, sg4::Host* host, int k, double at) {
+  sg4::this_actor::sleep_until(at);
+  const auto i = static_cast<std::size_t>(k);
+  if (w->dead[i]) return;
+  w->dead[i] = true;
+  if (!w->exited[i]) --w->active;
+  host->turn_off();
 }
 
 // hier: node master m serves workers [first, last) from a pool of chunks.
@@ -277,7 +314,7 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
       throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
 
-  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}};
+  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, 0, {}, {}, {}, {}};
   w.prefix.assign(w.costs.size() + 1, 0);
   std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
   w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);
@@ -312,6 +349,17 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
         simgrid::kernel::profile::ProfileBuilder::from_string("slowdown-" + std::to_string(k), dates, -1));
   }
 
+  w.active = platform.workers;
+  w.exited.assign(static_cast<std::size_t>(platform.workers), false);
+  w.dead.assign(static_cast<std::size_t>(platform.workers), false);
+  w.running.assign(static_cast<std::size_t>(platform.workers), chunk{0, 0});
+  for (const loss& l : platform.losses) {
+    if (l.worker >= platform.workers)
+      throw sim_error("loss of worker " + std::to_string(l.worker) + ": workers are 0 .. " +
+                      std::to_string(platform.workers - 1));
+    sg4::Actor::create("loss-" + std::to_string(l.worker), master_hosts[0], loss_actor, &w,
+                       workers[static_cast<std::size_t>(l.worker)], l.worker, l.at);
+  }
   if (run.via == transport::master) {
     sg4::Actor::create("master", master_hosts[0], master_actor, &w);
   } else {
@@ -409,10 +457,10 @@ result simulate(const platform_spec& platform, const run_spec& run) {
       write_all(fds[1], error.data(), error.size());
     } else {
       const double fixed[4] = {r.makespan, r.ideal, r.efficiency, r.master_busy};
-      const std::int64_t counts[4] = {r.chunks, r.messages, static_cast<std::int64_t>(r.busy.size()),
-                                      static_cast<std::int64_t>(r.chunk_log.size())};
+      const std::int64_t counts[5] = {r.chunks, r.messages, static_cast<std::int64_t>(r.busy.size()),
+                                      static_cast<std::int64_t>(r.chunk_log.size()), r.reexecuted};
       write_all(fds[1], fixed, 4);
-      write_all(fds[1], counts, 4);
+      write_all(fds[1], counts, 5);
       write_all(fds[1], r.busy.data(), r.busy.size());
       write_all(fds[1], r.chunk_log.data(), r.chunk_log.size());
     }
@@ -433,11 +481,11 @@ result simulate(const platform_spec& platform, const run_spec& run) {
     }
   } else if (ok) {
     double fixed[4];
-    std::int64_t counts[4];
-    ok = read_all(fds[0], fixed, 4) && read_all(fds[0], counts, 4) && counts[2] >= 0 && counts[3] >= 0;
+    std::int64_t counts[5];
+    ok = read_all(fds[0], fixed, 4) && read_all(fds[0], counts, 5) && counts[2] >= 0 && counts[3] >= 0;
     if (ok) {
       r.makespan = fixed[0], r.ideal = fixed[1], r.efficiency = fixed[2], r.master_busy = fixed[3];
-      r.chunks = counts[0], r.messages = counts[1];
+      r.chunks = counts[0], r.messages = counts[1], r.reexecuted = counts[4];
       r.busy.resize(static_cast<std::size_t>(counts[2]));
       r.chunk_log.resize(static_cast<std::size_t>(counts[3]));
       ok = read_all(fds[0], r.busy.data(), r.busy.size()) && read_all(fds[0], r.chunk_log.data(), r.chunk_log.size());

@@ -167,6 +167,30 @@ TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   }
 }
 
+// Worker 1 of 4 lost at 20 ms under static: the workers that finish their
+// own quarter (at 0.1 s) each take a copy of worker 1's (0.1 s more; rDLB
+// gives every idle worker one, the first to finish counts). Every
+// iteration is covered; the loop ends at 0.2 s.
+TEST(Sim, ALostWorkersChunkIsRunAgain) {
+  platform_spec platform = platform_of(4);
+  platform.latency = 0;
+  platform.losses.push_back(parse_loss("1:20ms"));
+  run_spec run = run_of("static", 4000, "uniform");
+  run.claim_seconds = 0;
+  run.request_bytes = 0;
+  const result r = simulate(platform, run);
+  EXPECT_NEAR(r.makespan, 0.2, 1e-6);
+  EXPECT_GE(r.reexecuted, 1);
+  EXPECT_LE(r.reexecuted, 3);
+  expect_each_iteration_once(r, run.n, "static with a loss");
+  // fss loses a smaller chunk and spreads the rest: under static's doubling.
+  run.technique = "fss";
+  const result f = simulate(platform, run);
+  EXPECT_GE(f.reexecuted, 1);
+  EXPECT_LT(f.makespan, 0.9 * r.makespan);
+  expect_each_iteration_once(f, run.n, "fss with a loss");
+}
+
 TEST(Sim, BadInputIsNamed) {
   const auto message = [](auto&& f) {
     try {
@@ -196,6 +220,14 @@ TEST(Sim, BadInputIsNamed) {
   slowed.slowdowns.push_back(parse_slowdown("5:0.5:0:1"));
   EXPECT_NE(message([&] { simulate(slowed, run_of("fss", 10)); }).find("slowdown of worker 5: workers are 0 .. 1"),
             std::string::npos);
+  EXPECT_NE(message([] { parse_loss("1"); }).find("expected WORKER:TIME"), std::string::npos);
+  platform_spec lossy = platform_of(2);
+  lossy.losses.push_back(parse_loss("1:1ms"));
+  run_spec over_hier = run_of("fss", 10);
+  over_hier.via = transport::hier;
+  EXPECT_NE(message([&] { simulate(lossy, over_hier); }).find("needs the master transport"), std::string::npos);
+  lossy.losses.push_back(parse_loss("0:1ms"));
+  EXPECT_NE(message([&] { simulate(lossy, run_of("fss", 10)); }).find("every worker is lost"), std::string::npos);
   EXPECT_DOUBLE_EQ(parse_seconds("2us", "x"), 2e-6);
   EXPECT_DOUBLE_EQ(parse_seconds("1.5ms", "x"), 1.5e-3);
   EXPECT_DOUBLE_EQ(parse_seconds("0.25", "x"), 0.25);

@@ -45,6 +45,15 @@ struct slowdown {
   double from = 0, until = 0;
 };
 
+// A worker lost at a time (its host turned off): what it held is run again
+// elsewhere, as rDLB does (Mohammed, Cavelan, Ciorba): a worker that finds
+// no new chunk gets a copy of the oldest chunk not finished, and the first
+// copy to finish counts. Master transport only.
+struct loss {
+  int worker = 0;
+  double at = 0;
+};
+
 struct platform_spec {
   // A SimGrid platform file instead of the star below: its hosts named
   // worker-0, worker-1 ... are the workers (their speeds over `flops` are
@@ -60,6 +69,7 @@ struct platform_spec {
   double latency = 2e-6;     // seconds, per link (worker, master and supermaster each have one)
   double bandwidth = 1.25e9; // bytes/s, per link
   std::vector<slowdown> slowdowns;
+  std::vector<loss> losses;
 };
 
 // Seconds an iteration costs on a worker of speed 1. Models: uniform,
@@ -114,6 +124,7 @@ struct result {
   double ideal = 0;          // total work / total speed: perfect balance, free scheduling
   double efficiency = 0;     // ideal / makespan
   std::int64_t chunks = 0, messages = 0;
+  std::int64_t reexecuted = 0;  // chunks handed out again (with losses)
   std::vector<double> busy;  // per worker, seconds computing
   double master_busy = 0;    // the busiest master's share of the makespan spent serving (its CPU; not its link)
   std::vector<chunk_record> chunk_log;  // in hand-out order, when asked
@@ -131,6 +142,8 @@ std::vector<double> parse_speeds(const std::string& text);
 // "WORKER:FACTOR:FROM:UNTIL", e.g. "3:0.25:0.5:1" (FROM and UNTIL as for
 // parse_seconds); throws sim_error.
 slowdown parse_slowdown(const std::string& text);
+// "WORKER:TIME", e.g. "3:20ms"; throws sim_error.
+loss parse_loss(const std::string& text);
 // "2us", "1.5ms", "0.002" (seconds); throws sim_error naming `what`.
 double parse_seconds(const std::string& text, const std::string& what);
 transport parse_transport(const std::string& name);
