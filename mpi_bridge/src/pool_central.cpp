@@ -44,10 +44,7 @@ bool pool_engine::progress_central_master() {
     if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
     // The tasks put first: a level must not complete before its children
     // are counted.
-    for (wire_task& t : tasks) {
-      if (stopped_) ++discarded_;
-      else queue_.push(std::move(t.payload), t.level, t.priority);
-    }
+    keep_tasks(queue_, tasks);
     for (int level : levels) queue_.finish(level);
     if (!end_sent_) wanted_[r] += std::max(0, want);
     if (stop) stop_locked();
@@ -73,21 +70,9 @@ bool pool_engine::progress_central_master() {
     send(r, std::move(out));
     busy = true;
   }
-  if (stopped_ && !halt_sent_) {
-    halt_sent_ = true;
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
-  }
   // The end: every rank's early puts are in and nothing is queued or
   // running anywhere. Then wait for each rank's last message.
-  if (!end_sent_ && heard_ == size_ - 1 && queue_.done()) {
-    end_sent_ = true;
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
-    busy = true;
-  }
-  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
-    ended_ = true;
-    changed_.notify_all();
-  }
+  if (finish_serving(heard_ == size_ - 1 && queue_.done())) busy = true;
   if (busy) serve_ns_ += pool_now_ns() - from;
   return busy;
 }

@@ -51,6 +51,15 @@ int random_rank(std::uint64_t& state, int size, int self, int also_not) {
   return -1;
 }
 
+// sender: tasks to keep or pass on, after `hops` passes.
+message_buffer pushed_message(int hops, const std::vector<wire_task>& tasks) {
+  message_buffer out(pool_message::pushed);
+  out.put(static_cast<std::int32_t>(hops));
+  out.put(static_cast<std::uint32_t>(tasks.size()));
+  for (const wire_task& t : tasks) out.put_task(t);
+  return out;
+}
+
 }  // namespace
 
 bool pool_engine::progress_distributed() {
@@ -94,10 +103,7 @@ bool pool_engine::progress_distributed() {
           abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
         std::lock_guard guard(lock_);
         ++received_from_[from];
-        for (wire_task& t : tasks) {
-          if (stopped_) ++discarded_;
-          else queue_.push(std::move(t.payload), t.level, t.priority);
-        }
+        keep_tasks(queue_, tasks);
         stealing_ = denied_ = false;
         steal_backoff_ns_ = 0;
         state_changed_ = urgent = true;
@@ -117,23 +123,14 @@ bool pool_engine::progress_distributed() {
                             transferable(queue_) < static_cast<std::size_t>(threads_);
           if (!keep) next = random_rank(random_, size_, rank_, sender);
           if (next < 0) {
-            for (wire_task& t : tasks) {
-              if (stopped_) ++discarded_;
-              else queue_.push(std::move(t.payload), t.level, t.priority);
-            }
+            keep_tasks(queue_, tasks);
             changed_.notify_all();
           } else {
             ++sent_to_[static_cast<std::size_t>(next)];
           }
           state_changed_ = urgent = true;
         }
-        if (next >= 0) {
-          message_buffer forward(pool_message::pushed);
-          forward.put(static_cast<std::int32_t>(hops + 1));
-          message_buffer body = tasks_message(pool_message::pushed, tasks);
-          forward.bytes().insert(forward.bytes().end(), body.bytes().begin() + 1, body.bytes().end());
-          send(next, std::move(forward));
-        }
+        if (next >= 0) send(next, pushed_message(hops + 1, tasks));
         break;
       }
       case pool_message::denied: {
@@ -187,13 +184,7 @@ bool pool_engine::progress_distributed() {
     ++sent_to_[static_cast<std::size_t>(target)];
     state_changed_ = urgent = true;
     next_steal_ns_ = now + push_interval_ns;
-    guard.unlock();
-    message_buffer out(pool_message::pushed);
-    out.put(static_cast<std::int32_t>(0));
-    message_buffer body = tasks_message(pool_message::pushed, surplus);
-    out.bytes().insert(out.bytes().end(), body.bytes().begin() + 1, body.bytes().end());
-    send(target, std::move(out));
-    guard.lock();
+    send(target, pushed_message(0, surplus));
     busy = true;
   }
   // receiver: ask a random rank when no current task is queued here.
@@ -257,36 +248,13 @@ bool pool_engine::detect_end_by_counts() {
       balanced = v.sent[static_cast<std::size_t>(j)] == w.received[static_cast<std::size_t>(i)];
     }
   }
-  std::unique_lock guard(lock_);
-  if (stopped_ && !halt_sent_) {
-    halt_sent_ = true;
-    guard.unlock();
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
-    guard.lock();
-    busy = true;
-  }
+  std::lock_guard guard(lock_);
   // The last completed level, when no task is in a message.
   if (all_heard && balanced && lowest != no_level && lowest - 1 != level_sent_) {
-    level_sent_ = global_completed_ = lowest - 1;
-    changed_.notify_all();
-    guard.unlock();
-    message_buffer out(pool_message::level);
-    out.put(static_cast<std::int32_t>(level_sent_));
-    for (int r = 1; r < size_; ++r) send(r, out);
-    guard.lock();
+    broadcast_level(lowest - 1);
     busy = true;
   }
-  if (!end_sent_ && all_heard && idle && balanced) {
-    end_sent_ = true;
-    guard.unlock();
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
-    guard.lock();
-    busy = true;
-  }
-  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
-    ended_ = true;
-    changed_.notify_all();
-  }
+  if (finish_serving(all_heard && idle && balanced)) busy = true;
   return busy;
 }
 

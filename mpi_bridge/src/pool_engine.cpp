@@ -344,6 +344,38 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   return report;
 }
 
+void pool_engine::keep_tasks(task_queue& into, std::vector<wire_task>& tasks) {
+  for (wire_task& t : tasks) {
+    if (stopped_) ++discarded_;
+    else into.push(std::move(t.payload), t.level, t.priority);
+  }
+}
+
+void pool_engine::broadcast_level(int level) {
+  level_sent_ = global_completed_ = level;
+  changed_.notify_all();
+  message_buffer out(pool_message::level);
+  out.put(static_cast<std::int32_t>(level));
+  for (int r = 1; r < size_; ++r) send(r, out);
+}
+
+bool pool_engine::finish_serving(bool can_end) {
+  bool sent = false;
+  if (stopped_ && !halt_sent_) {
+    halt_sent_ = sent = true;
+    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
+  }
+  if (!end_sent_ && can_end) {
+    end_sent_ = sent = true;
+    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
+  }
+  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
+    ended_ = true;
+    changed_.notify_all();
+  }
+  return sent;
+}
+
 bool pool_engine::common_message(pool_message type, int sender, message_buffer& message) {
   switch (type) {
     case pool_message::halt: {  // the pool was stopped: no need to tell anyone

@@ -136,6 +136,15 @@ class pool_engine {
   bool progress_mediator();
   bool progress_mediation_rank();
   bool progress_distributed();  // receiver and sender
+  // With the lock held. Tasks that came in a message go into `into`, or are
+  // counted discarded after a stop.
+  void keep_tasks(task_queue& into, std::vector<wire_task>& tasks);
+  // Rank 0: the last completed level is now `level`; every rank is told.
+  void broadcast_level(int level);
+  // Rank 0, the end every server shares: halt the others after a stop, tell
+  // them the end once `can_end` (every rank heard from, nothing left
+  // anywhere), and end here when each has answered. True if it sent.
+  bool finish_serving(bool can_end);
   // The messages every strategy's ranks answer alike (halt, level, end):
   // returns true for end (the caller's progress is over). Anything else
   // stops the job with a message: the ranks no longer agree on the protocol.

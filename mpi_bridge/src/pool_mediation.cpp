@@ -75,10 +75,7 @@ bool pool_engine::progress_mediator() {
           abort_job(comm_, "task pool: a malformed surplus from rank " + std::to_string(sender));
         std::lock_guard guard(lock_);
         view.giving = false;
-        for (wire_task& t : tasks) {
-          if (stopped_) ++discarded_;
-          else held_.push(std::move(t.payload), t.level, t.priority);
-        }
+        keep_tasks(held_, tasks);
         break;
       }
       case pool_message::end_ack:
@@ -107,12 +104,7 @@ bool pool_engine::progress_mediator() {
     for (const auto& f : v.in_flight) lowest = std::min(lowest, f.second);
   }
   if (lowest != no_level && lowest - 1 != level_sent_) {
-    level_sent_ = lowest - 1;
-    global_completed_ = level_sent_;
-    message_buffer out(pool_message::level);
-    out.put(static_cast<std::int32_t>(level_sent_));
-    for (int r = 1; r < size_; ++r) send(r, out);
-    changed_.notify_all();
+    broadcast_level(lowest - 1);
     busy = true;
   }
 
@@ -168,19 +160,7 @@ bool pool_engine::progress_mediator() {
       busy = true;
     }
   }
-  if (stopped_ && !halt_sent_) {
-    halt_sent_ = true;
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
-  }
-  if (!end_sent_ && heard_ == size_ - 1 && !anything) {
-    end_sent_ = true;
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
-    busy = true;
-  }
-  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
-    ended_ = true;
-    changed_.notify_all();
-  }
+  if (finish_serving(heard_ == size_ - 1 && !anything)) busy = true;
   if (busy) serve_ns_ += pool_now_ns() - from;
   return busy;
 }
@@ -199,10 +179,7 @@ bool pool_engine::progress_mediation_rank() {
           abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
         std::lock_guard guard(lock_);
         ++transfers_received_;
-        for (wire_task& t : tasks) {
-          if (stopped_) ++discarded_;
-          else queue_.push(std::move(t.payload), t.level, t.priority);
-        }
+        keep_tasks(queue_, tasks);
         requesting_ = denied_ = false;
         state_changed_ = urgent = true;  // the mediator counts these here from now
         changed_.notify_all();
