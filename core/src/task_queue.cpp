@@ -6,6 +6,16 @@
 
 namespace selfsched {
 
+std::string check_task(const void* data, std::size_t size, std::size_t max_payload, int level, double priority) {
+  if (level < 0) return "level " + std::to_string(level) + " is negative (levels start at 0)";
+  if (std::isnan(priority)) return "the priority is NaN";
+  if (size > max_payload)
+    return "a task of " + std::to_string(size) + " bytes is larger than max_payload (" + std::to_string(max_payload) +
+           " bytes)";
+  if (!data && size > 0) return "data is NULL with size " + std::to_string(size);
+  return "";
+}
+
 void task_queue::push(std::string payload, int level, double priority) {
   if (level < 0) level = 0;
   if (std::isnan(priority)) priority = 0;

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <thread>
 
@@ -126,12 +125,7 @@ pool_engine::~pool_engine() {
 }
 
 void pool_engine::put(const void* data, std::size_t size, int level, double priority) {
-  if (level < 0) refuse("put: level " + std::to_string(level) + " is negative (levels start at 0)");
-  if (std::isnan(priority)) refuse("put: the priority is NaN");
-  if (size > max_payload_)
-    refuse("put: a task of " + std::to_string(size) + " bytes is larger than max_payload (" +
-           std::to_string(max_payload_) + " bytes)");
-  if (!data && size > 0) refuse("put: data is NULL with size " + std::to_string(size));
+  if (const std::string why = check_task(data, size, max_payload_, level, priority); !why.empty()) refuse("put: " + why);
   std::string payload(static_cast<const char*>(data), size);
   std::lock_guard guard(lock_);
   if (stopped_) {

@@ -16,7 +16,6 @@
 #include "selfsched_tasks.h"
 
 #include <atomic>
-#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -97,12 +96,8 @@ extern "C" void selfsched_task_pool_destroy(selfsched_task_pool* pool) { delete 
 extern "C" int selfsched_task_pool_put(selfsched_task_pool* pool, const void* data, size_t size, int level,
                                        double priority) {
   if (!pool) return so::fail("put: the pool is NULL");
-  if (level < 0) return so::fail("put: level " + std::to_string(level) + " is negative (levels start at 0)");
-  if (std::isnan(priority)) return so::fail("put: the priority is NaN");
-  if (size > pool->max_payload)
-    return so::fail("put: a task of " + std::to_string(size) + " bytes is larger than max_payload (" +
-                    std::to_string(pool->max_payload) + " bytes)");
-  if (!data && size > 0) return so::fail("put: data is NULL with size " + std::to_string(size));
+  if (const std::string why = selfsched::check_task(data, size, pool->max_payload, level, priority); !why.empty())
+    return so::fail("put: " + why);
   std::string payload;
   try {
     payload.assign(static_cast<const char*>(data), size);

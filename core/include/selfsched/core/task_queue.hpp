@@ -36,6 +36,11 @@ struct queued_task {
   std::uint64_t sequence = 0;  // arrival order, for ties
 };
 
+// Why a task cannot be put ("" if it can): a negative level, a NaN
+// priority, more than max_payload bytes, or no data for a non-empty payload.
+// Every pool checks its puts with this before they reach a queue.
+std::string check_task(const void* data, std::size_t size, std::size_t max_payload, int level, double priority);
+
 class task_queue {
  public:
   explicit task_queue(int async_levels = 0) : async_levels_(async_levels < 0 ? 0 : async_levels) {}
