@@ -187,6 +187,8 @@ def load_config(path, build):
     # With libselfsched preloaded, OMP_SCHEDULE=auto is selfsched's auto.
     # An object {"name", "omp_schedule", "warm_cache": true} runs with auto's cache on (one file per
     # scenario and app), warmed by one unmeasured run first: the second run of a program.
+    # "preload": another libselfsched.so (a build of an earlier commit), to compare two versions
+    # side by side in one run.
     schedules += [{"name": s, "by": "selfsched", "omp_schedule": s} if isinstance(s, str)
                   else dict(s, by="selfsched") for s in selfsched]
     if not schedules:
@@ -230,7 +232,7 @@ def run_environment(config, scenario, schedule, app, build, extra=None):
     env["OMP_NUM_THREADS"] = str(config["threads"])
     env["OMP_SCHEDULE"] = omp_schedule(schedule, app)
     if schedule["by"] == "selfsched":
-        env["LD_PRELOAD"] = os.path.join(build, "lib", "libselfsched.so")
+        env["LD_PRELOAD"] = schedule.get("preload") or os.path.join(build, "lib", "libselfsched.so")
     if schedule.get("warm_cache"):
         env["SELFSCHED_AUTO_CACHE"] = os.path.join(config["cache_dir"], safe(f"{scenario['name']}-{app['name']}") + ".json")
     env.update(extra or {})
@@ -241,7 +243,7 @@ def command_text(config, scenario, schedule, app, build, shown_build="build"):
     """The command line a reader types to repeat one run."""
     env = dict(scenario["env"], OMP_NUM_THREADS=str(config["threads"]), OMP_SCHEDULE=omp_schedule(schedule, app))
     if schedule["by"] == "selfsched":
-        env["LD_PRELOAD"] = f"{shown_build}/lib/libselfsched.so"
+        env["LD_PRELOAD"] = schedule.get("preload") or f"{shown_build}/lib/libselfsched.so"
     def quoted(word):
         return word if re.fullmatch(r"[\w./,=:+-]+", word) else f"'{word}'"
     # Only a value is quoted: a quoted NAME=value would be a command, not an assignment.

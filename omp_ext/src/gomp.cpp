@@ -101,10 +101,10 @@ iter_t clause_chunk_of(written_kind written, long long chunk) {
 // Enters a loop selfsched serves: every member of the team does, alike.
 template <typename T>
 void enter_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n, T start, T end, T incr,
-                iter_t clause_chunk) {
+                iter_t clause_chunk, chunk_order order) {
   m.last_loop_ours = true;  // GOMP_loop_end is ours to answer, even with nothing to run
   if (n == 0) return;
-  begin_loop(m, site, technique, n, clause_chunk);
+  begin_loop(m, site, technique, n, clause_chunk, order);
   m.loop.lower = static_cast<std::uint64_t>(start);
   m.loop.stride = static_cast<std::int64_t>(incr);
   m.loop.end = static_cast<std::uint64_t>(end);
@@ -127,8 +127,8 @@ template <typename T>
 }
 
 template <typename T, typename Forward>
-bool start_loop(loop_site site, written_kind written, bool up, T start, T end, T incr, T chunk, T* istart, T* iend,
-                Forward forward) {
+bool start_loop(loop_site site, written_kind written, chunk_order order, bool up, T start, T end, T incr, T chunk,
+                T* istart, T* iend, Forward forward) {
   membership* m = membership_for_loop();
   const active_schedule* technique =
       m != nullptr && m->team != nullptr ? technique_for(technique_in_force(*m), written) : nullptr;
@@ -140,7 +140,7 @@ bool start_loop(loop_site site, written_kind written, bool up, T start, T end, T
     leave_loop_to_libgomp(m);
     return forward();
   }
-  enter_loop(*m, site, *technique, n, start, end, incr, clause_chunk_of(written, static_cast<long long>(chunk)));
+  enter_loop(*m, site, *technique, n, start, end, incr, clause_chunk_of(written, static_cast<long long>(chunk)), order);
   return n > 0 && serve_next(m, istart, iend);
 }
 
@@ -204,6 +204,7 @@ struct followed_region {
   const active_schedule* loop_technique = nullptr;
   loop_site site{};
   iter_t n = 0, clause_chunk = 1;
+  chunk_order order = chunk_order::monotonic;
   long start = 0, end = 0, incr = 1;
 };
 
@@ -214,7 +215,7 @@ void run_member(void* data) {
   if (region.loop_technique != nullptr)
     if (membership* m = current_membership(); m != nullptr && m->team == region.team)
       enter_loop(*m, region.site, *region.loop_technique, region.n, region.start, region.end, region.incr,
-                 region.clause_chunk);
+                 region.clause_chunk, region.order);
   region.body(region.data);
   leave_team();
 }
@@ -235,8 +236,9 @@ auto in_followed_region(gomp_body body, void* data, unsigned threads, Fork fork,
 // GOMP_parallel and every member enters the loop first; otherwise libgomp
 // sets its loop up (fork_with_loop) and selfsched only follows the team.
 template <typename ForkWithLoop>
-void parallel_loop(loop_site site, written_kind written, gomp_body body, void* data, unsigned threads, long start,
-                   long end, long incr, long chunk, unsigned flags, ForkWithLoop fork_with_loop) {
+void parallel_loop(loop_site site, written_kind written, chunk_order order, gomp_body body, void* data,
+                   unsigned threads, long start, long end, long incr, long chunk, unsigned flags,
+                   ForkWithLoop fork_with_loop) {
   const gomp_entry_points& g = gomp();
   if (!g.follows_regions) return fork_with_loop(body, data);
   followed_region region{nullptr, body, data, open_region(threads)};
@@ -249,6 +251,7 @@ void parallel_loop(loop_site site, written_kind written, gomp_body body, void* d
     region.site = site;
     region.n = n;
     region.clause_chunk = clause_chunk_of(written, chunk);
+    region.order = order;
     region.start = start;
     region.end = end;
     region.incr = incr;
@@ -262,6 +265,11 @@ void parallel_loop(loop_site site, written_kind written, gomp_body body, void* d
 }
 
 // GOMP_loop_start's schedule argument.
+// GCC's generic entries carry the monotonic modifier as a flag.
+chunk_order generic_order(long sched) {
+  return (sched & gomp_sched::monotonic_flag) != 0 ? chunk_order::monotonic : chunk_order::nonmonotonic;
+}
+
 std::optional<written_kind> generic_kind(long sched) {
   switch (gomp_sched::without_modifiers(sched)) {
     case gomp_sched::runtime: return written_kind::runtime;
@@ -300,26 +308,26 @@ void GOMP_parallel_sections(gomp_body body, void* data, unsigned threads, unsign
 }
 
 // Combined parallel loops.
-#define SELFSCHED_PARALLEL_LOOP_RUNTIME(name)                                                                  \
+#define SELFSCHED_PARALLEL_LOOP_RUNTIME(name, order)                                                                 \
   void name(gomp_body body, void* data, unsigned threads, long start, long end, long incr, unsigned flags) {    \
-    so::parallel_loop(SELFSCHED_SITE, written_kind::runtime, body, data, threads, start, end, incr, 0, flags,  \
+    so::parallel_loop(SELFSCHED_SITE, written_kind::runtime, order, body, data, threads, start, end, incr, 0, flags,  \
                       [&](gomp_body b, void* d) { gomp().parallel_loop_runtime(b, d, threads, start, end, incr, flags); }); \
   }
-SELFSCHED_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
-SELFSCHED_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
-SELFSCHED_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+SELFSCHED_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime, so::chunk_order::monotonic)
+SELFSCHED_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime, so::chunk_order::nonmonotonic)
+SELFSCHED_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime, so::chunk_order::nonmonotonic)
 #undef SELFSCHED_PARALLEL_LOOP_RUNTIME
 
-#define SELFSCHED_PARALLEL_LOOP_CHUNKED(name, written, real)                                                      \
+#define SELFSCHED_PARALLEL_LOOP_CHUNKED(name, written, order, real)                                                     \
   void name(gomp_body body, void* data, unsigned threads, long start, long end, long incr, long chunk,           \
             unsigned flags) {                                                                                     \
-    so::parallel_loop(SELFSCHED_SITE, written, body, data, threads, start, end, incr, chunk, flags,             \
+    so::parallel_loop(SELFSCHED_SITE, written, order, body, data, threads, start, end, incr, chunk, flags,             \
                       [&](gomp_body b, void* d) { gomp().real(b, d, threads, start, end, incr, chunk, flags); }); \
   }
-SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_dynamic, written_kind::dynamic, parallel_loop_dynamic)
-SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_nonmonotonic_dynamic, written_kind::dynamic, parallel_loop_dynamic)
-SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_guided, written_kind::guided, parallel_loop_guided)
-SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_nonmonotonic_guided, written_kind::guided, parallel_loop_guided)
+SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_dynamic, written_kind::dynamic, so::chunk_order::monotonic, parallel_loop_dynamic)
+SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_nonmonotonic_dynamic, written_kind::dynamic, so::chunk_order::nonmonotonic, parallel_loop_dynamic)
+SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_guided, written_kind::guided, so::chunk_order::monotonic, parallel_loop_guided)
+SELFSCHED_PARALLEL_LOOP_CHUNKED(GOMP_parallel_loop_nonmonotonic_guided, written_kind::guided, so::chunk_order::nonmonotonic, parallel_loop_guided)
 #undef SELFSCHED_PARALLEL_LOOP_CHUNKED
 
 // schedule(static) combined loops are libgomp's; the team is followed.
@@ -331,47 +339,47 @@ void GOMP_parallel_loop_static(gomp_body body, void* data, unsigned threads, lon
 }
 
 // Loops inside a region: the first chunk.
-#define SELFSCHED_LOOP_RUNTIME_START(name)                                                                   \
+#define SELFSCHED_LOOP_RUNTIME_START(name, order)                                                                  \
   bool name(long start, long end, long incr, long* istart, long* iend) {                                    \
-    return so::start_loop(SELFSCHED_SITE, written_kind::runtime, incr > 0, start, end, incr, 0L, istart, iend, \
+    return so::start_loop(SELFSCHED_SITE, written_kind::runtime, order, incr > 0, start, end, incr, 0L, istart, iend, \
                           [&] { return gomp().loop_runtime_start(start, end, incr, istart, iend); });       \
   }
-SELFSCHED_LOOP_RUNTIME_START(GOMP_loop_runtime_start)
-SELFSCHED_LOOP_RUNTIME_START(GOMP_loop_nonmonotonic_runtime_start)
-SELFSCHED_LOOP_RUNTIME_START(GOMP_loop_maybe_nonmonotonic_runtime_start)
+SELFSCHED_LOOP_RUNTIME_START(GOMP_loop_runtime_start, so::chunk_order::monotonic)
+SELFSCHED_LOOP_RUNTIME_START(GOMP_loop_nonmonotonic_runtime_start, so::chunk_order::nonmonotonic)
+SELFSCHED_LOOP_RUNTIME_START(GOMP_loop_maybe_nonmonotonic_runtime_start, so::chunk_order::nonmonotonic)
 #undef SELFSCHED_LOOP_RUNTIME_START
 
-#define SELFSCHED_LOOP_ULL_RUNTIME_START(name)                                                                     \
+#define SELFSCHED_LOOP_ULL_RUNTIME_START(name, order)                                                                    \
   bool name(bool up, gomp_ull start, gomp_ull end, gomp_ull incr, gomp_ull* istart, gomp_ull* iend) {             \
-    return so::start_loop(SELFSCHED_SITE, written_kind::runtime, up, start, end, incr, gomp_ull{0}, istart, iend, \
+    return so::start_loop(SELFSCHED_SITE, written_kind::runtime, order, up, start, end, incr, gomp_ull{0}, istart, iend, \
                           [&] { return gomp().loop_ull_runtime_start(up, start, end, incr, istart, iend); });     \
   }
-SELFSCHED_LOOP_ULL_RUNTIME_START(GOMP_loop_ull_runtime_start)
-SELFSCHED_LOOP_ULL_RUNTIME_START(GOMP_loop_ull_nonmonotonic_runtime_start)
-SELFSCHED_LOOP_ULL_RUNTIME_START(GOMP_loop_ull_maybe_nonmonotonic_runtime_start)
+SELFSCHED_LOOP_ULL_RUNTIME_START(GOMP_loop_ull_runtime_start, so::chunk_order::monotonic)
+SELFSCHED_LOOP_ULL_RUNTIME_START(GOMP_loop_ull_nonmonotonic_runtime_start, so::chunk_order::nonmonotonic)
+SELFSCHED_LOOP_ULL_RUNTIME_START(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, so::chunk_order::nonmonotonic)
 #undef SELFSCHED_LOOP_ULL_RUNTIME_START
 
-#define SELFSCHED_LOOP_CHUNKED_START(name, written, real)                                                  \
+#define SELFSCHED_LOOP_CHUNKED_START(name, written, order, real)                                                 \
   bool name(long start, long end, long incr, long chunk, long* istart, long* iend) {                      \
-    return so::start_loop(SELFSCHED_SITE, written, incr > 0, start, end, incr, chunk, istart, iend,       \
+    return so::start_loop(SELFSCHED_SITE, written, order, incr > 0, start, end, incr, chunk, istart, iend,       \
                           [&] { return gomp().real(start, end, incr, chunk, istart, iend); });            \
   }
-SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_dynamic_start, written_kind::dynamic, loop_dynamic_start)
-SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_nonmonotonic_dynamic_start, written_kind::dynamic, loop_dynamic_start)
-SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_guided_start, written_kind::guided, loop_guided_start)
-SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_nonmonotonic_guided_start, written_kind::guided, loop_guided_start)
+SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_dynamic_start, written_kind::dynamic, so::chunk_order::monotonic, loop_dynamic_start)
+SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_nonmonotonic_dynamic_start, written_kind::dynamic, so::chunk_order::nonmonotonic, loop_dynamic_start)
+SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_guided_start, written_kind::guided, so::chunk_order::monotonic, loop_guided_start)
+SELFSCHED_LOOP_CHUNKED_START(GOMP_loop_nonmonotonic_guided_start, written_kind::guided, so::chunk_order::nonmonotonic, loop_guided_start)
 #undef SELFSCHED_LOOP_CHUNKED_START
 
-#define SELFSCHED_LOOP_ULL_CHUNKED_START(name, written, real)                                                     \
+#define SELFSCHED_LOOP_ULL_CHUNKED_START(name, written, order, real)                                                    \
   bool name(bool up, gomp_ull start, gomp_ull end, gomp_ull incr, gomp_ull chunk, gomp_ull* istart,              \
             gomp_ull* iend) {                                                                                     \
-    return so::start_loop(SELFSCHED_SITE, written, up, start, end, incr, chunk, istart, iend,                    \
+    return so::start_loop(SELFSCHED_SITE, written, order, up, start, end, incr, chunk, istart, iend,                    \
                           [&] { return gomp().real(up, start, end, incr, chunk, istart, iend); });               \
   }
-SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_dynamic_start, written_kind::dynamic, loop_ull_dynamic_start)
-SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_nonmonotonic_dynamic_start, written_kind::dynamic, loop_ull_dynamic_start)
-SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_guided_start, written_kind::guided, loop_ull_guided_start)
-SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_nonmonotonic_guided_start, written_kind::guided, loop_ull_guided_start)
+SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_dynamic_start, written_kind::dynamic, so::chunk_order::monotonic, loop_ull_dynamic_start)
+SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_nonmonotonic_dynamic_start, written_kind::dynamic, so::chunk_order::nonmonotonic, loop_ull_dynamic_start)
+SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_guided_start, written_kind::guided, so::chunk_order::monotonic, loop_ull_guided_start)
+SELFSCHED_LOOP_ULL_CHUNKED_START(GOMP_loop_ull_nonmonotonic_guided_start, written_kind::guided, so::chunk_order::nonmonotonic, loop_ull_guided_start)
 #undef SELFSCHED_LOOP_ULL_CHUNKED_START
 
 // GCC 9+'s generic start: served for plain runtime, dynamic and guided loops;
@@ -386,7 +394,7 @@ bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, lo
     so::leave_loop_to_libgomp(so::membership_for_loop());
     return forward();
   }
-  return so::start_loop(SELFSCHED_SITE, *kind, incr > 0, start, end, incr, chunk, istart, iend, forward);
+  return so::start_loop(SELFSCHED_SITE, *kind, so::generic_order(sched), incr > 0, start, end, incr, chunk, istart, iend, forward);
 }
 
 bool GOMP_loop_ull_start(bool up, gomp_ull start, gomp_ull end, gomp_ull incr, long sched, gomp_ull chunk,
@@ -399,7 +407,7 @@ bool GOMP_loop_ull_start(bool up, gomp_ull start, gomp_ull end, gomp_ull incr, l
     so::leave_loop_to_libgomp(so::membership_for_loop());
     return forward();
   }
-  return so::start_loop(SELFSCHED_SITE, *kind, up, start, end, incr, chunk, istart, iend, forward);
+  return so::start_loop(SELFSCHED_SITE, *kind, so::generic_order(sched), up, start, end, incr, chunk, istart, iend, forward);
 }
 
 // The next chunks.

@@ -119,7 +119,12 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
   }
   // runtime and auto loops carry no chunk of their own (clang passes 1).
   const bool chunk_written = !written_auto && sched::without_modifiers(schedule) != sched::runtime;
-  begin_loop(*m, site, *technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1);
+  // OpenMP 5.0: nonmonotonic unless the loop says monotonic or is a
+  // doacross loop (ordered(n)), whose order is monotonic.
+  const bool monotonic = (schedule & sched::modifier_monotonic) != 0 ||
+                         m->doacross.mode == doacross_thread::state::pending;
+  begin_loop(*m, site, *technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1,
+             monotonic ? chunk_order::monotonic : chunk_order::nonmonotonic);
   m->loop.lower = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(lb));
   m->loop.stride = static_cast<std::int64_t>(st);
   m->last_loop_ours = true;

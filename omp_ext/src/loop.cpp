@@ -1,5 +1,6 @@
 #include "loop.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -58,7 +59,7 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
 }
 
 void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, iter_t n, int team_size,
-            iter_t clause_chunk, const team_placement& placement) {
+            iter_t clause_chunk, chunk_order order, const team_placement& placement) {
   slot.plain_plan = false;
   note_loop_served();
   if (current_settings().verbose) announce(site, technique, n, team_size);
@@ -86,6 +87,8 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
       std::lock_guard guard(slot.tuning_site->tuning_lock);
       slot.learned_rate = slot.tuning_site->team_rate;
     }
+    slot.steals = order == chunk_order::nonmonotonic;
+    if (slot.steals) slot.shares.split(n, team_size, slot.params.min_chunk);
     slot.started_ns = now_ns();
     return;
   }
@@ -165,7 +168,7 @@ void team_state::reset() {
 }
 
 void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
-                iter_t clause_chunk) {
+                iter_t clause_chunk, chunk_order order) {
   const std::uint64_t instance = m.loops_entered++;
   loop_slot& slot = m.team->slots[instance % loop_ring_size];
   m.team->placement.note(m.thread_num);  // whoever sets the loop up reads our CPU
@@ -175,7 +178,7 @@ void begin_loop(membership& m, loop_site site, const active_schedule& technique,
     if (seen == free_for(instance) &&
         slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
       slot.outer = m.team->outer;
-      set_up(slot, site, technique, n, m.team_size, clause_chunk, m.team->placement);
+      set_up(slot, site, technique, n, m.team_size, clause_chunk, order, m.team->placement);
       doacross_set_up(slot.doacross, m.doacross, n, m.team_size, technique.spec, slot.outer != nullptr);
       slot.sequence.store(ready(instance), std::memory_order_release);
       return true;
@@ -193,33 +196,66 @@ void begin_loop(membership& m, loop_site site, const active_schedule& technique,
 void leave_plain_loop(membership& m) { leave_loop(m, 0); }
 
 // auto (auto_tuning.hpp): the thread sizes its chunk from its own measured
-// rate and claim cost, and the team's rate so far; one CAS on the count of
-// iterations handed out (a CAS, not a fetch-and-add, so the count never
-// passes n and a chunk is never larger than what remains).
+// rate and claim cost, and the team's rate so far (next_step counts the
+// iterations handed out).
+namespace {
+
+double team_rate_at(const loop_slot& slot, iter_t claimed, std::int64_t asked) {
+  const std::int64_t elapsed = asked - slot.started_ns;
+  // Early on the iterations handed out run ahead of those done: the rate
+  // reads high and the balance bound small, the safe side.
+  return claimed > 0 && elapsed > 0 ? static_cast<double>(claimed) * 1e9 / static_cast<double>(elapsed)
+                                    : slot.learned_rate;
+}
+
+// Monotonic loops: one CAS on the count (a CAS, not a fetch-and-add, so the
+// count never passes n and a chunk is never larger than what remains).
+chunk claim_in_order(loop_slot& slot, auto_estimate& estimate, std::int64_t asked) {
+  iter_t claimed = slot.next_step.load(std::memory_order_relaxed);
+  while (claimed < slot.n) {
+    const iter_t remaining = slot.n - claimed;
+    const iter_t wanted =
+        auto_tuning::next_size(estimate, remaining, team_rate_at(slot, claimed, asked), slot.params.min_chunk);
+    const iter_t size = clamp_chunk(wanted, remaining, slot.params);
+    if (slot.next_step.compare_exchange_weak(claimed, claimed + size, std::memory_order_relaxed)) {
+      estimate.record_size(wanted);
+      return {claimed, size};
+    }
+  }
+  return {slot.n, 0};
+}
+
+// Nonmonotonic loops: from the thread's own share, else from a share
+// stolen into it (shares.hpp).
+chunk claim_from_shares(loop_slot& slot, int thread, auto_estimate& estimate, std::int64_t asked) {
+  const iter_t claimed = slot.next_step.load(std::memory_order_relaxed);
+  const double team_rate = team_rate_at(slot, claimed, asked);
+  const iter_t remaining = std::max<iter_t>(slot.n - claimed, 1);
+  for (;;) {
+    const iter_t wanted = auto_tuning::next_size(estimate, remaining, team_rate, slot.params.min_chunk);
+    chunk c = slot.shares.take(thread, clamp_chunk(wanted, slot.n, slot.params));
+    if (c.size == 0 && !slot.shares.refill(thread, slot.params.min_chunk, c)) {
+      if (c.size == 0) return {slot.n, 0};
+    } else if (c.size == 0) {
+      estimate.restart_elsewhere();
+      continue;
+    }
+    slot.next_step.fetch_add(c.size, std::memory_order_relaxed);
+    estimate.record_size(wanted);
+    return c;
+  }
+}
+
+}  // namespace
+
 chunk claim_tuned_chunk(membership& m) {
   loop_cursor& cursor = m.loop;
   loop_slot& slot = *cursor.slot;
   const std::int64_t asked = now_ns();
   if (cursor.running_size > 0)
     cursor.estimate.record_chunk(cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
-  chunk c{slot.n, 0};
-  iter_t claimed = slot.next_step.load(std::memory_order_relaxed);
-  while (claimed < slot.n) {
-    const std::int64_t elapsed = asked - slot.started_ns;
-    // Early on the iterations handed out run ahead of those done: the rate
-    // reads high and the balance bound small, the safe side.
-    const double team_rate = claimed > 0 && elapsed > 0
-                                 ? static_cast<double>(claimed) * 1e9 / static_cast<double>(elapsed)
-                                 : slot.learned_rate;
-    const iter_t remaining = slot.n - claimed;
-    const iter_t wanted = auto_tuning::next_size(cursor.estimate, remaining, team_rate, slot.params.min_chunk);
-    const iter_t size = clamp_chunk(wanted, remaining, slot.params);
-    if (slot.next_step.compare_exchange_weak(claimed, claimed + size, std::memory_order_relaxed)) {
-      c = {claimed, size};
-      cursor.estimate.record_size(wanted);
-      break;
-    }
-  }
+  const chunk c = slot.steals ? claim_from_shares(slot, m.thread_num, cursor.estimate, asked)
+                              : claim_in_order(slot, cursor.estimate, asked);
   const std::int64_t got = now_ns();
   cursor.estimate.record_claim(static_cast<double>(got - asked) * 1e-9);
   cursor.running_size = c.size;

@@ -18,6 +18,7 @@
 #include "placement.hpp"
 #include "profile.hpp"
 #include "schedule_choice.hpp"
+#include "shares.hpp"
 #include "sites.hpp"
 #include "selfsched/outer_source.hpp"
 #include "selfsched/core/auto_tuning.hpp"
@@ -28,6 +29,11 @@
 namespace selfsched::omp {
 
 constexpr int loop_ring_size = 16;
+
+// The loop's schedule modifier (OpenMP 5.0): under monotonic, each thread
+// gets its chunks in increasing order of iterations. Unmodified dynamic,
+// guided and runtime schedules are nonmonotonic, ordered ones monotonic.
+enum class chunk_order { monotonic, nonmonotonic };
 
 // What a fixed technique's chunk_plan depends on.
 struct plan_key {
@@ -62,6 +68,10 @@ struct alignas(64) loop_slot {
   site_state* tuning_site = nullptr;  // where threads start from and leave what they learned
   double learned_rate = 0;            // the team's rate in the site's last instance (iterations/s)
   std::int64_t started_ns = 0;
+  // Nonmonotonic auto loops: each thread claims from its own share first
+  // (shares.hpp); next_step then counts the iterations handed out.
+  bool steals = false;
+  iteration_shares shares;
   loop_instance_profile* profile = nullptr;  // nullptr unless SELFSCHED_PROFILE
 
   // Loops fed by an outer_source (MPI regions): `serial` splits the current
@@ -131,7 +141,7 @@ struct membership {
 // `clause_chunk` is the chunk written in the schedule clause (a minimum).
 // The caller then stores the loop's bounds in m.loop.lower / m.loop.stride.
 void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
-                iter_t clause_chunk);
+                iter_t clause_chunk, chunk_order order);
 
 // The hot path. size == 0: this thread is done with the loop.
 chunk claim_next_chunk_slow(membership& m);

@@ -147,9 +147,9 @@ struct loop_shape {
 // Decreasing cost (work sorted by size), a uniform loop of tiny iterations,
 // and a random one; each on equal workers and with one worker at half speed.
 TEST(AutoTuning, SimulatedTeamsStayNearTheIdealMakespan) {
-  const iter_t n = 20'000;
+  constexpr iter_t n = 20'000;
   const std::vector<loop_shape> shapes{
-      {"decreasing", n, [n](iter_t i) { return 1e-6 * static_cast<double>(2 * (n - i)) / static_cast<double>(n); }},
+      {"decreasing", n, [](iter_t i) { return 1e-6 * static_cast<double>(2 * (n - i)) / static_cast<double>(n); }},
       {"tiny uniform", 200'000, [](iter_t) { return 5e-8; }},
       {"random", n, [](iter_t i) { return 1e-6 * static_cast<double>((i * 2654435761u) % 1000) / 500.0; }},
   };
@@ -167,8 +167,8 @@ TEST(AutoTuning, SimulatedTeamsStayNearTheIdealMakespan) {
 // Where static or a decreasing technique hands out a large first chunk to a
 // slow worker, auto does not: the comparison that made the old auto lose.
 TEST(AutoTuning, BeatsLargeFirstChunksWhenTheFirstIterationsAreCostliest) {
-  const iter_t n = 4'000;
-  const auto cost = [n](iter_t i) { return i < n / 10 ? 2e-5 : 1e-6; };
+  constexpr iter_t n = 4'000;
+  const auto cost = [](iter_t i) { return i < n / 10 ? 2e-5 : 1e-6; };
   const std::vector<double> speed{1, 0.5};
   const double tuned = simulated_makespan("auto", n, speed, cost, 2e-7);
   const double gss = simulated_makespan("gss", n, speed, cost, 2e-7);

@@ -29,7 +29,8 @@
 // kept per loop site, so the next instance (the next time step) starts from it.
 //
 // Pure: the caller measures and keeps the estimates. The libomp binding
-// keeps one per thread and claims with one CAS; the sequential
+// keeps one per thread and takes its chunks from the thread's own share of
+// the loop (omp_ext/src/shares.hpp); the sequential
 // technique (make_auto, for selfsched-chunks and outer chunks of MPI regions)
 // keeps one per worker.
 #pragma once
@@ -63,6 +64,14 @@ struct auto_estimate {
   void record_size(iter_t size) {
     last_size = size;
     if (size > largest_size) largest_size = size;
+  }
+  // The worker's next chunks come from another part of the loop (it stole
+  // them): what it measured says little of their cost (Mandelbrot's rows
+  // differ 100-fold), so it measures again from the minimum chunk. The
+  // claim cost stays.
+  void restart_elsewhere() {
+    busy_seconds = iterations = 0;
+    last_size = 0;
   }
   // Carried into the next instance of the same loop site: the rates stay,
   // the ramp restarts a few doublings below the largest chunk of this one.
