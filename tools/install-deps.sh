@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev                # profiles, system information files
   libpng-dev                        # examples/mandelbrot --png
   libxml2-utils                     # xmllint: tests check selfsched-report's SVG files
+  help2man                          # manual pages from the tools' --help
   libclang-rt-19-dev                # sanitizer runtimes (make sanitize)
   libsimgrid-dev                    # selfsched-sim: platforms larger than this one
 )

@@ -5,7 +5,8 @@
 # selfsched-core, selfsched-mpi). Installed libraries and tools must carry a
 # RUNPATH that finds their own libraries. Run with -DBUILD=<build dir>
 # -DWORK=<scratch dir> -DCXX=<C++ compiler> -DCC=<C compiler> [-DGCC=<gcc>]
-# -DSOURCE=<this directory> -DLIBDIR=<lib dir under the prefix> -DWITH_MPI=0|1.
+# -DSOURCE=<this directory> -DLIBDIR=<lib dir under the prefix> -DWITH_MPI=0|1
+# -DMANDIR=<man dir under the prefix> -DWITH_MANUAL_PAGES=0|1 (help2man found).
 # A sanitizer build (SELFSCHED_SANITIZE) adds -DSANITIZER_FLAGS=<compile and
 # link flags> -DSANITIZER_LINK_FLAGS=<link flags> (;-lists): a program that
 # links a sanitized libselfsched is built with the same sanitizer.
@@ -41,6 +42,22 @@ foreach(file ${installed})
     message(FATAL_ERROR "${file} has no RUNPATH with $ORIGIN:\n${last_output}")
   endif()
 endforeach()
+# Each installed tool has its manual page, made from its own --help.
+if(WITH_MANUAL_PAGES)
+  file(GLOB tools ${prefix}/bin/selfsched-*)
+  foreach(tool ${tools})
+    get_filename_component(name ${tool} NAME)
+    set(page ${prefix}/${MANDIR}/man1/${name}.1)
+    if(NOT EXISTS ${page})
+      message(FATAL_ERROR "${name} is installed without its manual page ${page}")
+    endif()
+    file(READ ${page} text)
+    string(TOUPPER ${name} title)
+    if(NOT text MATCHES "[.]TH ${title} " OR NOT text MATCHES "help")
+      message(FATAL_ERROR "${page} is not ${name}'s manual page (no .TH line or no --help in it)")
+    endif()
+  endforeach()
+endif()
 run("the moved prefix's selfsched-chunks" ${prefix}/bin/selfsched-chunks --technique gss --n 100 --p 2 --sizes)
 
 run("configuring the find_package consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer -B ${WORK}/consumer -G Ninja
