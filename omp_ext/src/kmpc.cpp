@@ -119,9 +119,11 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
   }
   // runtime and auto loops carry no chunk of their own (clang passes 1).
   const bool chunk_written = !written_auto && sched::without_modifiers(schedule) != sched::runtime;
-  // OpenMP 5.0: nonmonotonic unless the loop says monotonic or is a
-  // doacross loop (ordered(n)), whose order is monotonic.
-  const bool monotonic = (schedule & sched::modifier_monotonic) != 0 ||
+  // Nonmonotonic only where the compiler says so: clang marks dynamic,
+  // guided, runtime and auto loops nonmonotonic from OpenMP 5.0 on, unless
+  // written monotonic; a program built for OpenMP 4.5 carries no modifier
+  // and expects monotonic order, as does a doacross loop (ordered(n)).
+  const bool monotonic = (schedule & sched::modifier_nonmonotonic) == 0 ||
                          m->doacross.mode == doacross_thread::state::pending;
   begin_loop(*m, site, *technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1,
              monotonic ? chunk_order::monotonic : chunk_order::nonmonotonic);

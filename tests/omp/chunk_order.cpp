@@ -1,7 +1,9 @@
 // The order in which auto hands a thread its chunks (shares.hpp):
 //  - schedule(monotonic:runtime): each thread's chunks in increasing order;
-//  - schedule(runtime) (nonmonotonic): each thread starts at its own share,
-//    as under static, and takes from the others' when it runs dry;
+//  - schedule(runtime) (nonmonotonic since OpenMP 5.0): each thread starts
+//    at its own share, as under static, and takes from the others' when it
+//    runs dry; built for OpenMP 4.5 (-fopenmp-version=45, no modifier), in
+//    order, as that version's default was monotonic;
 //  - either way, every iteration once, and lastprivate holds the last
 //    iteration's value, while threads steal from each other.
 #include <omp.h>
@@ -31,14 +33,21 @@ void work(long i) {
   for (long k = 0; k < (i * 7919) % 400; ++k) x = x + 1.0 / static_cast<double>(k + 1);
 }
 
-// Thread 0 holds its first iteration until thread 1 has begun one (at most
-// 10 s): the team's first chunks are then the ones each share starts with.
+// Each thread's first iteration of a loop of n on two threads, where the
+// thread that runs iteration 0 holds it until the other has begun one (at
+// most 10 s): the other's first chunk is then what it gets while the first
+// chunk is still running.
 struct first_iterations {
-  std::atomic<long> of_thread1{-1};
-  void hold_thread0() {
+  std::atomic<long> of[2] = {-1, -1};
+  void note(long i) {
+    const int me = omp_get_thread_num();
+    long none = -1;
+    of[me].compare_exchange_strong(none, i);
+    if (i != 0) return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (of_thread1.load() < 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    while (of[1 - me].load() < 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
   }
+  long of_other_than_0() const { return of[0].load() == 0 ? of[1].load() : of[0].load(); }
 };
 
 void monotonic_per_thread(int threads) {
@@ -70,37 +79,29 @@ void monotonic_per_thread(int threads) {
 
 void thread1_starts_at_its_share() {
   // n - 1 iterations shared (the last one is kept back for the end): thread
-  // 1's share starts at (n - 1) / 2.
+  // 1's share starts at (n - 1) / 2. Under OpenMP 4.5, in order: the thread
+  // without iteration 0 begins at 1.
   const long n = 1001;
   first_iterations first;
 #pragma omp parallel for schedule(runtime) num_threads(2)
-  for (long i = 0; i < n; ++i) {
-    if (omp_get_thread_num() == 1) {
-      long none = -1;
-      first.of_thread1.compare_exchange_strong(none, i);
-    } else if (i == 0) {
-      first.hold_thread0();
-    }
-  }
-  check(first.of_thread1.load() == (n - 1) / 2,
-        "nonmonotonic: thread 1 began at " + std::to_string(first.of_thread1.load()) + ", not at its share's " +
-            std::to_string((n - 1) / 2));
+  for (long i = 0; i < n; ++i) first.note(i);
+#if _OPENMP >= 201811
+  const long got = first.of[1].load(), expected = (n - 1) / 2;
+#else
+  const long got = first.of_other_than_0(), expected = 1;
+#endif
+  check(got == expected, "schedule(runtime) under OpenMP " + std::to_string(_OPENMP) + ": began at " +
+                             std::to_string(got) + ", not at " + std::to_string(expected));
 }
 
-void monotonic_thread1_follows_thread0() {
+void monotonic_other_thread_begins_next() {
   const long n = 1001;
   first_iterations first;
 #pragma omp parallel for schedule(monotonic : runtime) num_threads(2)
-  for (long i = 0; i < n; ++i) {
-    if (omp_get_thread_num() == 1) {
-      long none = -1;
-      first.of_thread1.compare_exchange_strong(none, i);
-    } else if (i == 0) {
-      first.hold_thread0();
-    }
-  }
-  // auto's first chunk is one iteration: thread 0 holds [0, 1).
-  check(first.of_thread1.load() == 1, "monotonic: thread 1 began at " + std::to_string(first.of_thread1.load()));
+  for (long i = 0; i < n; ++i) first.note(i);
+  // auto's first chunk is one iteration: [0, 1) is held by one thread.
+  check(first.of_other_than_0() == 1,
+        "monotonic: the thread without iteration 0 began at " + std::to_string(first.of_other_than_0()));
 }
 
 void lastprivate_while_stealing(int threads) {
@@ -130,7 +131,7 @@ int main() {
     return 1;
   }
   thread1_starts_at_its_share();
-  monotonic_thread1_follows_thread0();
+  monotonic_other_thread_begins_next();
   for (int threads : {2, 3, 8}) {
     monotonic_per_thread(threads);
     lastprivate_while_stealing(threads);
