@@ -4,7 +4,9 @@
 // not own go to libomp untouched.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -244,10 +246,28 @@ void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
 }
 
 // A standard kind chosen from code takes runtime loops back from selfsched,
-// for the calling task's next regions, as libomp's own choice.
+// for the calling task's next regions, as libomp's own choice; a kind
+// omp_get_schedule gave for a selfsched technique brings that technique back.
 void omp_set_schedule(int kind, int chunk) {
+  constexpr int monotonic_flag = static_cast<int>(0x80000000u);
+  if (const so::active_schedule* technique = so::technique_of_kind(kind & ~monotonic_flag)) {
+    so::set_task_technique(technique);
+    return;
+  }
   so::set_task_technique(nullptr);
   static const so::set_schedule_function runtime_own = so::runtime_set_schedule();
+  if (runtime_own != nullptr) runtime_own(kind, chunk);
+}
+
+// The calling task's schedule: a selfsched technique as its own kind (and
+// its ",k", else 0), never as the `dynamic` OMP_SCHEDULE was rewritten to.
+void omp_get_schedule(int* kind, int* chunk) {
+  if (const so::active_schedule* technique = so::task_technique()) {
+    if (kind != nullptr) *kind = so::technique_kind(technique);
+    if (chunk != nullptr) *chunk = static_cast<int>(std::min<std::int64_t>(technique->spec.min_chunk, INT_MAX));
+    return;
+  }
+  static const so::get_schedule_function runtime_own = so::runtime_get_schedule();
   if (runtime_own != nullptr) runtime_own(kind, chunk);
 }
 

@@ -34,11 +34,24 @@ runtime_report look_at_runtimes() {
   return r;
 }
 
-set_schedule_function runtime_set_schedule() {
+namespace {
+
+// The program's runtime's own definition of `name` (libgomp's when loaded).
+void* runtime_function(const char* name) {
   void* libgomp = loaded_libgomp();
-  void* found = dlsym(libgomp != nullptr ? libgomp : RTLD_NEXT, "omp_set_schedule");
+  void* found = dlsym(libgomp != nullptr ? libgomp : RTLD_NEXT, name);
   if (libgomp != nullptr) dlclose(libgomp);
-  return reinterpret_cast<set_schedule_function>(found);
+  return found;
+}
+
+}  // namespace
+
+set_schedule_function runtime_set_schedule() {
+  return reinterpret_cast<set_schedule_function>(runtime_function("omp_set_schedule"));
+}
+
+get_schedule_function runtime_get_schedule() {
+  return reinterpret_cast<get_schedule_function>(runtime_function("omp_get_schedule"));
 }
 
 std::string describe(const runtime_report& r) {

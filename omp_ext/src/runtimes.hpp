@@ -30,6 +30,8 @@ std::string describe(const runtime_report& report);
 // which never loads libomp); nullptr if none is loaded.
 using set_schedule_function = void (*)(int kind, int chunk);
 set_schedule_function runtime_set_schedule();
+using get_schedule_function = void (*)(int* kind, int* chunk);
+get_schedule_function runtime_get_schedule();
 
 namespace detail {
 extern std::atomic<bool> loop_served;

@@ -1,5 +1,6 @@
 #include "schedule_choice.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -42,6 +43,24 @@ bool is_standard_kind(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// Every technique the process has parsed, once per distinct text: never
+// freed (a team starting on another thread may still read one), since a
+// program may switch every time step. The list is never destroyed either: a
+// thread may still choose a schedule while static destructors run at exit.
+// A technique's index is its kind for omp_get_schedule.
+struct known_techniques {
+  std::mutex lock;
+  std::vector<const active_schedule*> list;
+};
+known_techniques& known() {
+  static auto& k = *new known_techniques;
+  return k;
+}
+
+}  // namespace
+
 bool parse_technique(const char* text, long chunk, const char* origin, const active_schedule*& technique) {
   technique = nullptr;
   if (text == nullptr || *text == '\0') return true;
@@ -52,17 +71,27 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
     warn("%s='%s': %s; standard kinds static, dynamic, guided are libomp's", origin, text, parsed.error.c_str());
     return false;
   }
-  // Never freed (a team starting on another thread may still read it), so
-  // kept once per distinct text: a program may switch every time step. The
-  // list is never destroyed either: a thread may still choose a schedule
-  // while static destructors run at exit.
-  static std::mutex lock;
-  static auto& known = *new std::vector<const active_schedule*>;
-  std::lock_guard guard(lock);
-  for (const active_schedule* k : known)
-    if (k->text == full) return technique = k, true;
-  technique = known.emplace_back(new active_schedule{parsed.spec, std::move(full)});
+  known_techniques& k = known();
+  std::lock_guard guard(k.lock);
+  for (const active_schedule* a : k.list)
+    if (a->text == full) return technique = a, true;
+  technique = k.list.emplace_back(new active_schedule{parsed.spec, std::move(full)});
   return true;
+}
+
+int technique_kind(const active_schedule* technique) {
+  known_techniques& k = known();
+  std::lock_guard guard(k.lock);
+  const auto at = std::find(k.list.begin(), k.list.end(), technique);
+  return first_technique_kind + static_cast<int>(at - k.list.begin());
+}
+
+const active_schedule* technique_of_kind(int kind) {
+  if (kind < first_technique_kind) return nullptr;
+  known_techniques& k = known();
+  std::lock_guard guard(k.lock);
+  const auto index = static_cast<std::size_t>(kind - first_technique_kind);
+  return index < k.list.size() ? k.list[index] : nullptr;
 }
 
 const active_schedule* auto_schedule() {

@@ -30,6 +30,15 @@ void set_active_technique(const active_schedule* technique);
 // On error: one warning naming the value and the choices, and false.
 bool parse_technique(const char* text, long chunk, const char* origin, const active_schedule*& technique);
 
+// omp_get_schedule's kind for a selfsched technique: an implementation-
+// specific kind (OpenMP allows them; libomp's own go up to 102), one per
+// technique text the process has used, which omp_set_schedule takes back,
+// so a program that saves and restores its schedule keeps the technique.
+constexpr int first_technique_kind = 0x5e1f0000;
+int technique_kind(const active_schedule* technique);
+// The technique behind a kind technique_kind gave, else nullptr.
+const active_schedule* technique_of_kind(int kind);
+
 // false, after one warning naming `origin`='`text`' and why, when the
 // process has an OpenMP runtime whose loops never come to selfsched.
 bool loops_reach_selfsched(const char* origin, const char* text);

@@ -169,6 +169,44 @@ void deep_serialized_nesting_is_silent() {
   check(length == 0, "a correct program got a message: " + std::string(said));
 }
 
+// omp_get_schedule names a selfsched technique by a kind of its own (never
+// the `dynamic` libomp was told), and a program that saves its schedule,
+// sets another and restores it gets the technique back, also inside a region.
+void save_and_restore_keeps_the_technique() {
+  selfsched_set_schedule("fss,3", 0);
+  omp_sched_t kind{};
+  int chunk = 0;
+  omp_get_schedule(&kind, &chunk);
+  check(kind != omp_sched_static && kind != omp_sched_dynamic && kind != omp_sched_guided && kind != omp_sched_auto,
+        "fss,3 reported as the standard kind " + std::to_string(static_cast<int>(kind)));
+  check(chunk == 3, "fss,3 reported with chunk " + std::to_string(chunk));
+  omp_set_schedule(omp_sched_guided, 5);
+  omp_sched_t guided{};
+  int guided_chunk = 0;
+  omp_get_schedule(&guided, &guided_chunk);
+  check(guided == omp_sched_guided && guided_chunk == 5,
+        "after omp_set_schedule(guided, 5): kind " + std::to_string(static_cast<int>(guided)) + ", chunk " +
+            std::to_string(guided_chunk));
+  check(schedule_text().empty(), "guided set, yet selfsched still serves '" + schedule_text() + "'");
+  omp_set_schedule(kind, chunk);
+  check(schedule_text() == "fss,3", "restored: '" + schedule_text() + "', not fss,3");
+  std::string inside;
+#pragma omp parallel num_threads(2)
+  {
+    omp_sched_t k{};
+    int c = 0;
+    omp_get_schedule(&k, &c);
+#pragma omp master
+    {
+      omp_set_schedule(omp_sched_static, 0);
+      omp_set_schedule(k, c);
+      inside = schedule_text();
+    }
+  }
+  check(inside == "fss,3", "restored inside a region: '" + inside + "', not fss,3");
+  check(schedule_text() == "fss,3", "after the region: '" + schedule_text() + "', not fss,3");
+}
+
 }  // namespace
 
 int main() {
@@ -185,6 +223,7 @@ int main() {
   run_case("a change inside a region", change_inside_region_is_the_tasks_own);
   run_case("switching while other root threads run loops", switch_while_other_roots_run_loops);
   run_case("25 levels of nested regions", deep_serialized_nesting_is_silent);
+  run_case("saving and restoring the schedule", save_and_restore_keeps_the_technique);
   std::printf("schedule scope: %d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }
