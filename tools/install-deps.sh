@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   clang-19 libomp-19-dev            # compiler and the stock OpenMP runtime we bind to
   gcc g++ gfortran                  # GCC programs (libgomp), served alike (tests/gcc/)
+  flang-19                          # LLVM's Fortran on libomp (tests: the Fortran programs again)
   cmake ninja-build pkg-config make # build
   libgtest-dev libbenchmark-dev     # tests, microbenchmarks
   libhwloc-dev hwloc                # topology, CPU kinds

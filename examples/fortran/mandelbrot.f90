@@ -2,6 +2,7 @@
 ! libgomp) whose schedule(runtime) loop selfsched serves from outside:
 !
 !   gfortran -O2 -fopenmp mandelbrot.f90 -o mandelbrot_f
+!   (or flang-new-19 -O2 -fopenmp ..., on libomp: served alike)
 !   SELFSCHED_SCHEDULE=fss LD_PRELOAD=libselfsched.so ./mandelbrot_f [width height max_iter]
 !
 ! Rows near the set's middle cost far more than the edges (the seeds' own

@@ -271,6 +271,20 @@ void omp_get_schedule(int* kind, int* chunk) {
   if (runtime_own != nullptr) runtime_own(kind, chunk);
 }
 
+// The Fortran bindings (omp_lib), by reference; libgomp's _8_ forms take an
+// integer(8) chunk (-fdefault-integer-8). Both runtimes forward these to
+// their C functions, as these do to ours.
+void omp_set_schedule_(const int* kind, const int* chunk) { omp_set_schedule(*kind, *chunk); }
+void omp_get_schedule_(int* kind, int* chunk) { omp_get_schedule(kind, chunk); }
+void omp_set_schedule_8_(const int* kind, const std::int64_t* chunk) {
+  omp_set_schedule(*kind, static_cast<int>(std::clamp<std::int64_t>(*chunk, INT_MIN, INT_MAX)));
+}
+void omp_get_schedule_8_(int* kind, std::int64_t* chunk) {
+  int value = 0;
+  omp_get_schedule(kind, &value);
+  *chunk = value;
+}
+
 int selfsched_set_schedule(const char* name, long chunk) {
   const so::active_schedule* technique = nullptr;
   if (!so::parse_technique(name, chunk, "selfsched_set_schedule", technique)) return -1;
