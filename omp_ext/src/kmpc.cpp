@@ -19,6 +19,7 @@
 #include "profile.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
+#include "selfsched/core/registry.hpp"
 #include "selfsched.h"
 #include "settings.hpp"
 #include "sites.hpp"
@@ -245,12 +246,34 @@ void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
   if (real().deinit != nullptr) real().deinit(loc, gtid);
 }
 
+namespace selfsched::omp {
+namespace {
+
+constexpr int omp_sched_auto = 4;
+constexpr int omp_sched_monotonic = static_cast<int>(0x80000000u);
+
+// selfsched's plain auto, which serves OMP_SCHEDULE=auto: OpenMP's `auto`,
+// the schedule left to the implementation.
+bool is_plain_auto(const active_schedule& technique) {
+  const schedule_spec& spec = technique.spec;
+  static const technique_info* const auto_base = find_technique("auto");
+  return spec.base == auto_base && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
+         !spec.alpha_auto;
+}
+
+}  // namespace
+}  // namespace selfsched::omp
+
 // A standard kind chosen from code takes runtime loops back from selfsched,
-// for the calling task's next regions, as libomp's own choice; a kind
-// omp_get_schedule gave for a selfsched technique brings that technique back.
+// for the calling task's next regions, as libomp's own choice; but `auto`
+// is selfsched's (as OMP_SCHEDULE=auto is), and a kind omp_get_schedule gave
+// for a selfsched technique brings that technique back.
 void omp_set_schedule(int kind, int chunk) {
-  constexpr int monotonic_flag = static_cast<int>(0x80000000u);
-  if (const so::active_schedule* technique = so::technique_of_kind(kind & ~monotonic_flag)) {
+  const int plain_kind = kind & ~so::omp_sched_monotonic;
+  const so::active_schedule* technique = so::technique_of_kind(plain_kind);
+  if (technique == nullptr && plain_kind == so::omp_sched_auto && so::auto_schedule() != nullptr)
+    so::parse_technique("auto", chunk > 1 ? chunk : 0, "omp_set_schedule", technique);
+  if (technique != nullptr) {
     so::set_task_technique(technique);
     return;
   }
@@ -259,12 +282,16 @@ void omp_set_schedule(int kind, int chunk) {
   if (runtime_own != nullptr) runtime_own(kind, chunk);
 }
 
-// The calling task's schedule: a selfsched technique as its own kind (and
-// its ",k", else 0), never as the `dynamic` OMP_SCHEDULE was rewritten to.
+// The calling task's schedule: selfsched's auto as OpenMP's auto, any other
+// technique as its own kind (and its ",k", else 0), never as the `dynamic`
+// OMP_SCHEDULE was rewritten to.
 void omp_get_schedule(int* kind, int* chunk) {
   if (const so::active_schedule* technique = so::task_technique()) {
-    if (kind != nullptr) *kind = so::technique_kind(technique);
-    if (chunk != nullptr) *chunk = static_cast<int>(std::min<std::int64_t>(technique->spec.min_chunk, INT_MAX));
+    const bool standard_auto = so::is_plain_auto(*technique);
+    const std::int64_t k = standard_auto ? std::max<std::int64_t>(technique->spec.min_chunk, 1)
+                                         : technique->spec.min_chunk;  // auto's default minimum, as libomp says 1
+    if (kind != nullptr) *kind = standard_auto ? so::omp_sched_auto : so::technique_kind(technique);
+    if (chunk != nullptr) *chunk = static_cast<int>(std::min<std::int64_t>(k, INT_MAX));
     return;
   }
   static const so::get_schedule_function runtime_own = so::runtime_get_schedule();

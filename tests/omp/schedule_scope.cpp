@@ -205,6 +205,14 @@ void save_and_restore_keeps_the_technique() {
   }
   check(inside == "fss,3", "restored inside a region: '" + inside + "', not fss,3");
   check(schedule_text() == "fss,3", "after the region: '" + schedule_text() + "', not fss,3");
+
+  // selfsched's auto is OpenMP's auto (as OMP_SCHEDULE=auto), both ways.
+  omp_set_schedule(omp_sched_auto, 0);
+  check(schedule_text() == "auto", "omp_set_schedule(auto, 0) chose '" + schedule_text() + "', not auto");
+  omp_get_schedule(&kind, &chunk);
+  check(kind == omp_sched_auto && chunk == 1, "auto reported as kind " + std::to_string(static_cast<int>(kind)) +
+                                                  ", chunk " + std::to_string(chunk) + ", not auto, 1");
+  selfsched_set_schedule("css,7", 0);
 }
 
 }  // namespace
