@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp bench-tasks libomp-release install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp bench-tasks libomp-release peer-tests install clean
 
 all: build
 
@@ -82,6 +82,16 @@ bench-gomp: build
 # libomp 19 built Release from the distribution's source (root, once).
 libomp-release:
 	benchmarks/omp/build_release_libomp.sh $(BUILD)
+
+# LLVM's own OpenMP runtime tests (lit) against the stock runtime, without
+# and with libselfsched preloaded, built by clang and by gcc (tests/peer/;
+# fetches the LLVM source once, as root; 10-20 minutes).
+PEER_TECHNIQUES ?= fss,auto
+peer-tests: build
+	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler clang --techniques $(PEER_TECHNIQUES)
+	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler gcc --techniques $(PEER_TECHNIQUES)
 
 install: build
 	cmake --install $(BUILD)

@@ -9,14 +9,12 @@
 # Result: BUILD_ROOT/libomp-release/lib/libomp.so.5; run a benchmark with
 # LD_LIBRARY_PATH=BUILD_ROOT/libomp-release/lib. A benchmark-time step only:
 # nothing here is a test dependency, and the source stays out of git
-# (BUILD_ROOT/libomp-src).
+# (BUILD_ROOT/libomp-src, tools/fetch-llvm-source.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build_root=$(realpath -m "${1:-$root/build}")
-src_dir=$build_root/libomp-src
 out_dir=$build_root/libomp-release
-package=llvm-toolchain-19
 
 say() { echo "build_release_libomp: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -26,33 +24,7 @@ if [[ -f $out_dir/lib/libomp.so.5 ]]; then
   exit 0
 fi
 
-# The source version matching the installed runtime, so only the build
-# options differ from the baseline.
-version=$(dpkg-query -W -f='${source:Version}' libomp5-19 2>/dev/null || true)
-
-have_source() { compgen -G "$src_dir/$package-*/openmp/CMakeLists.txt" >/dev/null; }
-
-if ! have_source; then
-  [[ $(id -u) == 0 ]] || die "needs root once (deb-src entry, apt-get source); run it as root"
-  # deb-src for the archive the binary came from (Debian 12 writes only
-  # Types: deb in debian.sources).
-  if ! apt-get source --print-uris "$package" >/dev/null 2>&1; then
-    deb822=/etc/apt/sources.list.d/debian.sources
-    src_list=/etc/apt/sources.list.d/debian-src.sources
-    [[ -f $deb822 ]] || die "no $deb822 to derive a deb-src entry from; add one for $package by hand"
-    say "adding $src_list (deb-src twin of $deb822)"
-    sed 's/^Types: deb$/Types: deb-src/' "$deb822" >"$src_list"
-    apt-get update -qq || die "apt-get update failed after adding $src_list"
-  fi
-  command -v dpkg-source >/dev/null || apt-get install -y -qq dpkg-dev || die "cannot install dpkg-dev"
-  mkdir -p "$src_dir"
-  say "apt-get source $package${version:+=$version} into $src_dir"
-  (cd "$src_dir" && apt-get source -qq "$package${version:+=$version}") ||
-    die "apt-get source $package${version:+=$version} failed (see above)"
-  have_source || die "apt-get source gave no $package-*/openmp in $src_dir"
-fi
-
-openmp_src=$(dirname "$(compgen -G "$src_dir/$package-*/openmp/CMakeLists.txt" | head -1)")
+openmp_src=$("$root/tools/fetch-llvm-source.sh" "$build_root") || die "no LLVM source (see above)"
 mkdir -p "$build_root"
 say "configuring $openmp_src (Release) into $out_dir"
 # OMPT stays on (selfsched is an OMPT tool); no offloading, no OMPD, no tests.
