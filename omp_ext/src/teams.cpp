@@ -1,6 +1,7 @@
 #include "teams.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <omp-tools.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -283,14 +284,55 @@ namespace {
 // reads it only when no ompt_start_tool is found. So, before libomp starts,
 // it becomes our client list, without libselfsched itself (a tool list may
 // name us; starting ourselves as our own client would recurse).
+//
+// A tool the program links (a library defining ompt_start_tool after us in
+// the search order, e.g. a profiler linked in) is what libomp would have
+// started, before and instead of OMP_TOOL_LIBRARIES; it would find ours
+// first and never start it, so it becomes our only client. libomp's own
+// weak ompt_start_tool is not a tool. A tool defined in the executable
+// itself comes before us and libomp starts it as before.
+std::string linked_tool_library(void* ours) {
+  // The loaded objects in search order; the first after ours that defines
+  // ompt_start_tool itself (not through a dependency) and is no runtime.
+  struct search {
+    void* ours;
+    bool after_ours = false;
+    std::string found;
+  } state{ours, false, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto& s = *static_cast<search*>(data);
+        if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;  // the executable, the vDSO
+        void* object = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (object == nullptr) return 0;
+        const auto defines = [&](const char* name) {
+          void* symbol = dlsym(object, name);
+          Dl_info found{};
+          return symbol != nullptr && dladdr(symbol, &found) != 0 &&
+                 reinterpret_cast<ElfW(Addr)>(found.dli_fbase) == info->dlpi_addr;
+        };
+        const bool is_ours = object == s.ours;
+        const bool tool = !is_ours && s.after_ours && defines("ompt_start_tool") && !defines("__kmpc_fork_call") &&
+                          !defines("GOMP_parallel");
+        dlclose(object);
+        if (is_ours) s.after_ours = true;
+        if (!tool) return 0;
+        s.found = info->dlpi_name;
+        return 1;
+      },
+      &state);
+  return state.found;
+}
+
 __attribute__((constructor)) void chain_tools_named_for_libomp() {
-  const char* requested = getenv("OMP_TOOL_LIBRARIES");
   const char* ours_named = getenv("SELFSCHED_TOOL_LIBRARIES");
-  if (requested == nullptr || (ours_named != nullptr && *ours_named != '\0')) return;
+  if (ours_named != nullptr && *ours_named != '\0') return;
   Dl_info self{};
   if (dladdr(reinterpret_cast<void*>(&chain_tools_named_for_libomp), &self) == 0) return;
   void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  std::string clients;
+  std::string clients = linked_tool_library(ours);
+  const char* requested = clients.empty() ? getenv("OMP_TOOL_LIBRARIES") : nullptr;
+  if (requested == nullptr) requested = "";
   for (std::string_view rest = requested; !rest.empty();) {
     const std::size_t colon = rest.find(':');
     const std::string path(rest.substr(0, colon));

@@ -3,8 +3,10 @@
 # events, while selfsched still serves the runtime loop. OMP_TOOL_LIBRARIES
 # naming libselfsched itself must not recurse. Nested regions beside the
 # tool: each keeps its own parallel data, no team is mixed up with another.
+# A tool the program links (not named anywhere) is started alike: libomp
+# would find selfsched's ompt_start_tool first and never start it.
 # -DLIB=libselfsched.so -DTOOL=libcounting_tool.so -DPROGRAM=omp_plain_program
-# -DFORMS=omp_loop_forms -DWORK=dir
+# -DLINKED_TOOL_PROGRAM=the same linked with the tool -DFORMS=omp_loop_forms -DWORK=dir
 file(MAKE_DIRECTORY ${WORK})
 set(profile ${WORK}/tool_chain_profile.json)
 file(REMOVE ${profile})
@@ -26,6 +28,18 @@ endif()
 file(READ ${profile} text)
 if(NOT text MATCHES "\"technique\": \"fss\"")
   message(FATAL_ERROR "selfsched did not serve the runtime loop next to the client tool:\n${text}")
+endif()
+
+file(REMOVE ${profile})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=fss
+                        SELFSCHED_PROFILE=${profile} ${LINKED_TOOL_PROGRAM} 20000
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions" OR NOT err MATCHES ", 0 saw parallel data not its own")
+  message(FATAL_ERROR "a tool linked into the program was not started beside selfsched: exit ${rc}\n${out}\n${err}")
+endif()
+file(READ ${profile} text)
+if(NOT text MATCHES "\"technique\": \"fss\"")
+  message(FATAL_ERROR "selfsched did not serve the runtime loop next to the linked tool:\n${text}")
 endif()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=gss
