@@ -9,6 +9,15 @@
 # -DLINKED_TOOL_PROGRAM=the same linked with the tool -DFORMS=omp_loop_forms -DWORK=dir
 file(MAKE_DIRECTORY ${WORK})
 set(profile ${WORK}/tool_chain_profile.json)
+
+# The profile the last run wrote must show fss serving its runtime loop.
+function(expect_fss_served beside)
+  file(READ ${profile} text)
+  if(NOT text MATCHES "\"technique\": \"fss\"")
+    message(FATAL_ERROR "selfsched did not serve the runtime loop next to ${beside}:\n${text}")
+  endif()
+endfunction()
+
 file(REMOVE ${profile})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=fss
                         OMP_TOOL_LIBRARIES=${TOOL} SELFSCHED_PROFILE=${profile} ${PROGRAM} 20000
@@ -25,10 +34,7 @@ endif()
 if(err MATCHES "selfsched:")
   message(FATAL_ERROR "selfsched spoke for a correct configuration:\n${err}")
 endif()
-file(READ ${profile} text)
-if(NOT text MATCHES "\"technique\": \"fss\"")
-  message(FATAL_ERROR "selfsched did not serve the runtime loop next to the client tool:\n${text}")
-endif()
+expect_fss_served("the client tool")
 
 file(REMOVE ${profile})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=fss
@@ -37,10 +43,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREAD
 if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions" OR NOT err MATCHES ", 0 saw parallel data not its own")
   message(FATAL_ERROR "a tool linked into the program was not started beside selfsched: exit ${rc}\n${out}\n${err}")
 endif()
-file(READ ${profile} text)
-if(NOT text MATCHES "\"technique\": \"fss\"")
-  message(FATAL_ERROR "selfsched did not serve the runtime loop next to the linked tool:\n${text}")
-endif()
+expect_fss_served("the linked tool")
 
 execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=gss
                         OMP_TOOL_LIBRARIES=${LIB}:${TOOL} ${PROGRAM} 20000
