@@ -26,7 +26,7 @@ bool pool_engine::progress_central_master() {
       continue;
     }
     std::int32_t want = 0;
-    std::uint32_t finished = 0, count = 0;
+    std::uint32_t finished = 0;
     bool ok = static_cast<pool_message>(type) == pool_message::report && message.get(stop) && message.get(want) &&
               message.get(finished);
     std::vector<int> levels;
@@ -35,10 +35,8 @@ bool pool_engine::progress_central_master() {
       ok = message.get(level);
       levels.push_back(level);
     }
-    ok = ok && message.get(count);
-    std::vector<wire_task> tasks(ok ? count : 0);
-    for (wire_task& t : tasks) ok = ok && message.get_task(t);
-    if (!ok) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+    std::vector<wire_task> tasks;
+    if (!ok || !read_tasks(message, tasks)) malformed("message", sender);
 
     std::lock_guard guard(lock_);
     if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
@@ -86,11 +84,8 @@ bool pool_engine::progress_central_rank() {
     message.get(type);
     switch (static_cast<pool_message>(type)) {
       case pool_message::tasks: {
-        std::uint32_t count = 0;
-        bool ok = message.get(count);
-        std::vector<wire_task> tasks(ok ? count : 0);
-        for (wire_task& t : tasks) ok = ok && message.get_task(t);
-        if (!ok) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+        std::vector<wire_task> tasks;
+        if (!read_tasks(message, tasks)) malformed("message", sender);
         std::lock_guard guard(lock_);
         requested_ -= static_cast<int>(tasks.size());
         for (wire_task& t : tasks) {

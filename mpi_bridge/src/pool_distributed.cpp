@@ -74,7 +74,7 @@ bool pool_engine::progress_distributed() {
       case pool_message::steal: {
         std::int32_t asker = 0, hops = 0;
         if (!message.get(asker) || !message.get(hops) || asker < 0 || asker >= size_)
-          abort_job(comm_, "task pool: a malformed steal request from rank " + std::to_string(sender));
+          malformed("steal request", sender);
         std::vector<wire_task> given;
         {
           std::lock_guard guard(lock_);
@@ -100,7 +100,7 @@ bool pool_engine::progress_distributed() {
       case pool_message::tasks: {
         std::vector<wire_task> tasks;
         if (!read_tasks(message, tasks))
-          abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+          malformed("message", sender);
         std::lock_guard guard(lock_);
         ++received_from_[from];
         keep_tasks(queue_, tasks);
@@ -114,7 +114,7 @@ bool pool_engine::progress_distributed() {
         std::int32_t hops = 0;
         std::vector<wire_task> tasks;
         if (!message.get(hops) || !read_tasks(message, tasks))
-          abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+          malformed("message", sender);
         int next = -1;
         {
           std::lock_guard guard(lock_);
@@ -152,7 +152,7 @@ bool pool_engine::progress_distributed() {
         bool ok = message.get(outstanding) && message.get(lowest) && message.get(stop);
         for (int r = 0; ok && r < size_; ++r)
           ok = message.get(v.sent[static_cast<std::size_t>(r)]) && message.get(v.received[static_cast<std::size_t>(r)]);
-        if (!ok) abort_job(comm_, "task pool: malformed counts from rank " + std::to_string(sender));
+        if (!ok) malformed("counts message", sender);
         v.heard = true;
         v.outstanding = outstanding;
         v.lowest_level = lowest;

@@ -370,6 +370,10 @@ bool pool_engine::finish_serving(bool can_end) {
   return sent;
 }
 
+void pool_engine::malformed(const char* what, int sender) const {
+  abort_job(comm_, std::string("task pool: a malformed ") + what + " from rank " + std::to_string(sender));
+}
+
 bool pool_engine::common_message(pool_message type, int sender, message_buffer& message) {
   switch (type) {
     case pool_message::halt: {  // the pool was stopped: no need to tell anyone
@@ -380,7 +384,7 @@ bool pool_engine::common_message(pool_message type, int sender, message_buffer& 
     }
     case pool_message::level: {
       std::int32_t level = 0;
-      if (!message.get(level)) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+      if (!message.get(level)) malformed("message", sender);
       std::lock_guard guard(lock_);
       global_completed_ = level;
       state_changed_ = true;

@@ -149,6 +149,9 @@ class pool_engine {
   // returns true for end (the caller's progress is over). Anything else
   // stops the job with a message: the ranks no longer agree on the protocol.
   bool common_message(pool_message type, int sender, message_buffer& message);
+  // A message from `sender` that does not parse: the ranks no longer agree
+  // on the protocol, and the job stops naming `what` it was.
+  [[noreturn]] void malformed(const char* what, int sender) const;
   bool detect_end_by_counts();  // rank 0: from every rank's counts (receiver, sender)
   // The transfer policy (seed 001 sec. 3.2): which queued tasks may move
   // between ranks, and when a rank asks for more. Application-dependent

@@ -54,7 +54,7 @@ bool pool_engine::progress_mediator() {
         std::uint8_t request = 0, stop = 0;
         if (!(message.get(outstanding) && message.get(queued_current) && message.get(lowest) && message.get(got) &&
               message.get(request) && message.get(stop)))
-          abort_job(comm_, "task pool: a malformed status from rank " + std::to_string(sender));
+          malformed("status", sender);
         std::lock_guard guard(lock_);
         if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
         view.outstanding = outstanding;
@@ -72,7 +72,7 @@ bool pool_engine::progress_mediator() {
       case pool_message::surplus: {
         std::vector<wire_task> tasks;
         if (!read_tasks(message, tasks))
-          abort_job(comm_, "task pool: a malformed surplus from rank " + std::to_string(sender));
+          malformed("surplus", sender);
         std::lock_guard guard(lock_);
         view.giving = false;
         keep_tasks(held_, tasks);
@@ -176,7 +176,7 @@ bool pool_engine::progress_mediation_rank() {
       case pool_message::tasks: {
         std::vector<wire_task> tasks;
         if (!read_tasks(message, tasks))
-          abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+          malformed("message", sender);
         std::lock_guard guard(lock_);
         ++transfers_received_;
         keep_tasks(queue_, tasks);
@@ -187,7 +187,7 @@ bool pool_engine::progress_mediation_rank() {
       }
       case pool_message::give: {
         std::uint32_t n = 0;
-        if (!message.get(n)) abort_job(comm_, "task pool: a malformed message from rank " + std::to_string(sender));
+        if (!message.get(n)) malformed("message", sender);
         std::vector<wire_task> tasks;
         {
           std::lock_guard guard(lock_);
