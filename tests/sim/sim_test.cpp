@@ -31,6 +31,13 @@ run_spec run_of(const std::string& technique, iter_t n, const std::string& costs
   return r;
 }
 
+// Claims that cost nothing and carry no bytes: makespans computable by hand.
+run_spec with_free_claims(run_spec r) {
+  r.claim_seconds = 0;
+  r.request_bytes = 0;
+  return r;
+}
+
 void expect_each_iteration_once(const result& r, iter_t n, const std::string& what) {
   std::vector<chunk_record> log = r.chunk_log;
   std::sort(log.begin(), log.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
@@ -104,9 +111,7 @@ TEST(Sim, AdaptiveTechniquesSeeTheSimulatedTimes) {
 TEST(Sim, TwoWorkersMatchTheHandComputedMakespan) {
   platform_spec platform = platform_of(2, {1, 0.5});
   platform.latency = 0;
-  run_spec run = run_of("static", 1000, "uniform");
-  run.claim_seconds = 0;
-  run.request_bytes = 0;
+  run_spec run = with_free_claims(run_of("static", 1000, "uniform"));
   const result r = simulate(platform, run);
   EXPECT_NEAR(r.makespan, 0.1, 1e-9);
   EXPECT_NEAR(r.ideal, 0.1 / 1.5, 1e-9);  // 1000 x 100 us over speed 1.5
@@ -137,9 +142,7 @@ TEST(Sim, ASlowdownOverTimeStretchesStaticAndNotFss) {
   platform_spec platform = platform_of(4);
   platform.latency = 0;
   platform.slowdowns.push_back(parse_slowdown("1:0.25:10ms:80ms"));
-  run_spec fixed = run_of("static", 4000, "uniform");
-  fixed.claim_seconds = 0;
-  fixed.request_bytes = 0;
+  run_spec fixed = with_free_claims(run_of("static", 4000, "uniform"));
   EXPECT_NEAR(simulate(platform, fixed).makespan, 0.1525, 1e-6);
   run_spec dynamic = fixed;
   dynamic.technique = "fss";
@@ -151,9 +154,7 @@ TEST(Sim, ASlowdownOverTimeStretchesStaticAndNotFss) {
 TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   platform_spec platform;
   platform.xml = SELFSCHED_TEST_DATA "/sim-two-workers.xml";
-  run_spec run = run_of("static", 1000, "uniform");
-  run.claim_seconds = 0;
-  run.request_bytes = 0;
+  run_spec run = with_free_claims(run_of("static", 1000, "uniform"));
   const result r = simulate(platform, run);
   ASSERT_EQ(r.busy.size(), 2u);
   EXPECT_NEAR(r.makespan, 0.1, 1e-9);
@@ -175,9 +176,7 @@ TEST(Sim, ALostWorkersChunkIsRunAgain) {
   platform_spec platform = platform_of(4);
   platform.latency = 0;
   platform.losses.push_back(parse_loss("1:20ms"));
-  run_spec run = run_of("static", 4000, "uniform");
-  run.claim_seconds = 0;
-  run.request_bytes = 0;
+  run_spec run = with_free_claims(run_of("static", 4000, "uniform"));
   const result r = simulate(platform, run);
   EXPECT_NEAR(r.makespan, 0.2, 1e-6);
   EXPECT_GE(r.reexecuted, 1);
