@@ -292,6 +292,8 @@ namespace {
 // weak ompt_start_tool is not a tool. A tool defined in the executable
 // itself comes before us and libomp starts it as before.
 std::string linked_tool_library(void* ours) {
+  // Only libomp starts tools: no search in a process without it (a shell).
+  if (dlsym(RTLD_DEFAULT, "__kmpc_fork_call") == nullptr) return {};
   // The loaded objects in search order; the first after ours that defines
   // ompt_start_tool itself (not through a dependency) and is no runtime.
   struct search {
