@@ -66,7 +66,7 @@ constexpr std::array rows{
     technique_info{"bold", "", adaptive, "factoring hedged by mu, sigma, h and tracked progress",
                    "Hagerup 1997", t::make_bold},
     technique_info{"auto", "best", adaptive,
-                   "from 1, chunks sized by measured iteration time: claims under 1%, half a share of R",
+                   "from 1, chunks sized by measured iteration time: claims under 1%, a quarter of a share of R",
                    "auto_tuning.hpp; factoring weighted by measured rates as in af", t::make_auto, false, true},
 };
 

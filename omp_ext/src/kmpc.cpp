@@ -19,7 +19,6 @@
 #include "profile.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
-#include "selfsched/core/registry.hpp"
 #include "selfsched.h"
 #include "settings.hpp"
 #include "sites.hpp"
@@ -252,15 +251,6 @@ namespace {
 constexpr int omp_sched_auto = 4;
 constexpr int omp_sched_monotonic = static_cast<int>(0x80000000u);
 
-// selfsched's plain auto, which serves OMP_SCHEDULE=auto: OpenMP's `auto`,
-// the schedule left to the implementation.
-bool is_plain_auto(const active_schedule& technique) {
-  const schedule_spec& spec = technique.spec;
-  static const technique_info* const auto_base = find_technique("auto");
-  return spec.base == auto_base && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
-         !spec.alpha_auto;
-}
-
 }  // namespace
 }  // namespace selfsched::omp
 
@@ -287,7 +277,7 @@ void omp_set_schedule(int kind, int chunk) {
 // OMP_SCHEDULE was rewritten to.
 void omp_get_schedule(int* kind, int* chunk) {
   if (const so::active_schedule* technique = so::task_technique()) {
-    const bool standard_auto = so::is_plain_auto(*technique);
+    const bool standard_auto = so::is_plain_auto(technique->spec);
     const std::int64_t k = standard_auto ? std::max<std::int64_t>(technique->spec.min_chunk, 1)
                                          : technique->spec.min_chunk;  // auto's default minimum, as libomp says 1
     if (kind != nullptr) *kind = standard_auto ? so::omp_sched_auto : so::technique_kind(technique);

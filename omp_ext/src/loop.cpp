@@ -19,14 +19,6 @@ constexpr std::uint64_t free_for(std::uint64_t instance) { return 3 * instance; 
 constexpr std::uint64_t setting_up(std::uint64_t instance) { return 3 * instance + 1; }
 constexpr std::uint64_t ready(std::uint64_t instance) { return 3 * instance + 2; }
 
-// auto without mechanisms, where every thread can time its own claims; a
-// decorated auto (w-auto, auto-80, s-auto) and outer-chunk loops run the
-// sequential technique under the mechanisms, as any adaptive technique.
-bool serves_self_tuning(const schedule_spec& spec) {
-  return spec.base->self_tuning && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
-         !spec.alpha_auto;
-}
-
 loop_params params_for(const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk,
                        const team_placement& placement) {
   const settings& s = current_settings();
@@ -42,7 +34,7 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.seed = s.seed;
   // Fixed techniques and auto (which measures) ignore powers; the profile
   // reports them. Finding them may load the topology: milliseconds.
-  if ((!is_fixed(technique.spec) && !serves_self_tuning(technique.spec)) || profiling())
+  if ((!is_fixed(technique.spec) && !is_plain_auto(technique.spec)) || profiling())
     lp.powers = thread_powers(placement, team_size);
   return lp;
 }
@@ -77,7 +69,10 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
   slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
   slot.uses_queue = technique.spec.weighted || technique.spec.base->kind == technique_kind::weighted;
   slot.serial.reset();
-  slot.self_tuning = serves_self_tuning(technique.spec) && slot.outer == nullptr;
+  // Plain auto: every thread times its own claims. A decorated auto (w-auto,
+  // auto-80, s-auto) and outer-chunk loops run the sequential technique
+  // under the mechanisms, as any adaptive technique.
+  slot.self_tuning = is_plain_auto(technique.spec) && slot.outer == nullptr;
   if (slot.self_tuning) {
     slot.plan.reset();
     slot.params = lp;
@@ -234,11 +229,12 @@ chunk claim_from_shares(loop_slot& slot, int thread, auto_estimate& estimate, st
   for (;;) {
     const iter_t wanted = auto_tuning::next_size(estimate, remaining, team_rate, slot.params.min_chunk);
     chunk c = slot.shares.take(thread, clamp_chunk(wanted, slot.n, slot.params));
-    if (c.size == 0 && !slot.shares.refill(thread, slot.params.min_chunk, c)) {
-      if (c.size == 0) return {slot.n, 0};
-    } else if (c.size == 0) {
-      estimate.restart_elsewhere();
-      continue;
+    if (c.size == 0) {
+      if (slot.shares.refill(thread, slot.params.min_chunk, c)) {  // stolen: measured again, from the minimum
+        estimate.restart_elsewhere();
+        continue;
+      }
+      if (c.size == 0) return {slot.n, 0};  // else c is the loop's last chunk
     }
     slot.next_step.fetch_add(c.size, std::memory_order_relaxed);
     estimate.record_size(wanted);

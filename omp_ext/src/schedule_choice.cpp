@@ -94,6 +94,11 @@ const active_schedule* technique_of_kind(int kind) {
   return index < k.list.size() ? k.list[index] : nullptr;
 }
 
+bool is_plain_auto(const schedule_spec& spec) {
+  return spec.base->self_tuning && !spec.weighted && !spec.synchronized && spec.alpha_percent == 0 &&
+         !spec.alpha_auto;
+}
+
 const active_schedule* auto_schedule() {
   static const active_schedule* const chosen = [] {
     const active_schedule* a = nullptr;

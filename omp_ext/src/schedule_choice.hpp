@@ -43,6 +43,11 @@ const active_schedule* technique_of_kind(int kind);
 // process has an OpenMP runtime whose loops never come to selfsched.
 bool loops_reach_selfsched(const char* origin, const char* text);
 
+// selfsched's auto without mechanisms (no w-, s-, -NN, -auto): each thread
+// sizes its own chunks (loop.cpp), and it is OpenMP's `auto` to
+// omp_get_schedule.
+bool is_plain_auto(const schedule_spec& spec);
+
 // What serves loops written schedule(auto): selfsched's auto, or nullptr
 // (libomp's) under SELFSCHED_AUTO=libomp.
 const active_schedule* auto_schedule();

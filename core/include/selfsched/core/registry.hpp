@@ -26,8 +26,8 @@ struct technique_info {
   // the minimum chunk (all others)?
   bool chunk_is_size = false;
   // Sizes its own chunks from measured times (auto, auto_tuning.hpp):
-  // bindings that can time each claim serve it with one fetch-and-add per
-  // chunk rather than the sequential scheduler.
+  // bindings that can time each claim serve it without the sequential
+  // scheduler (omp_ext: each thread from its own share, shares.hpp).
   bool self_tuning = false;
 };
 
