@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
                         std::memcpy(&a[element_of(k)], bytes.data(), sizeof(double));
                       },
                       0);
-  moves.reduce(monitor.runs().data(), static_cast<int>(n), MPI_UINT32_T, MPI_SUM, 0);
+  example::rank_coverage coverage(moves, monitor);
 
   double seconds = 0;
   selfsched::mpi::statistics stats;
@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
     seconds = example::now_seconds() - start;
     stats = region.stats();
   }
+  coverage.settle(stats);
 
   example::report r("mpi_adjoint_convolution");
   example::add_rank_fields(r, mpi, monitor, stats);

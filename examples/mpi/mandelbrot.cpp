@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
         },
         0);
   }
-  moves.reduce(monitor.runs().data(), static_cast<int>(lines), MPI_UINT32_T, MPI_SUM, 0);
+  example::rank_coverage coverage(moves, monitor);
 
   double seconds = 0;
   selfsched::mpi::statistics stats;
@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
     seconds = example::now_seconds() - start;  // the loop on every rank, the rows on rank 0
     stats = region.stats();
   }
+  coverage.settle(stats);
 
   example::report r("mpi_mandelbrot");
   example::add_rank_fields(r, mpi, monitor, stats);

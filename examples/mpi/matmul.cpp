@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
   example::matrices m = example::matrices::random(n, seed);  // the same on every rank
   example::loop_monitor monitor("mpi_matmul", n);
   selfsched::mpi::options moves;
-  moves.gather_rows(m.c.data(), n * sizeof(double), selfsched::mpi::all_ranks)
-      .reduce(monitor.runs().data(), static_cast<int>(n), MPI_UINT32_T, MPI_SUM, 0);
+  moves.gather_rows(m.c.data(), n * sizeof(double), selfsched::mpi::all_ranks);
+  example::rank_coverage coverage(moves, monitor);
 
   double seconds = 0;
   selfsched::mpi::statistics stats;
@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
     seconds = example::now_seconds() - start;
     stats = region.stats();
   }
+  coverage.settle(stats);
 
   example::report r("mpi_matmul");
   example::add_rank_fields(r, mpi, monitor, stats);

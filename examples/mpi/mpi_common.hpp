@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,52 @@ class mpi_session {
   int rank = 0, size = 1, provided = MPI_THREAD_SINGLE;
 };
 
+// Proves coverage across ranks: after each shared loop, how often each
+// iteration ran on any rank and whose result it is (the rank whose outer
+// chunks hold it) are summed on rank 0. Without copies every iteration ran
+// exactly once; under SELFSCHED_MPI_RESILIENCE=duplicate a copy may have run
+// it twice (or in part), but its result must still be exactly one rank's.
+class rank_coverage {
+ public:
+  rank_coverage(selfsched::mpi::options& moves, loop_monitor& monitor) : monitor_(monitor) {
+    moves.after_loop([this](const selfsched::mpi::loop_info& info) { add(info); });
+  }
+  rank_coverage(const rank_coverage&) = delete;
+  rank_coverage& operator=(const rank_coverage&) = delete;
+
+  // After the region, on rank 0: the monitor's counts become the verdict
+  // (coverage_problem() wants each at 1).
+  void settle(const selfsched::mpi::statistics& stats) {
+    if (owners_.empty()) return;  // not rank 0, or no shared loop ran
+    std::vector<std::uint32_t>& runs = monitor_.runs();
+    const bool copies = stats.resilience == "duplicate";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i] == 0) continue;  // ran nowhere
+      // A result held by no rank or by two is wrong with or without copies.
+      if (copies || owners_[i] != 1) runs[i] = owners_[i];
+    }
+  }
+
+ private:
+  void add(const selfsched::mpi::loop_info& info) {
+    std::vector<std::uint32_t>& runs = monitor_.runs();
+    std::vector<std::uint32_t> owners(runs.size());
+    for (const selfsched::chunk c : info.own)
+      for (selfsched::iter_t i = c.start; i < c.start + c.size; ++i) ++owners[static_cast<std::size_t>(i)];
+    int rank = 0;
+    MPI_Comm_rank(info.comm, &rank);
+    const int n = static_cast<int>(runs.size());
+    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : runs.data(), runs.data(), n, MPI_UINT32_T, MPI_SUM, 0, info.comm);
+    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : owners.data(), owners.data(), n, MPI_UINT32_T, MPI_SUM, 0, info.comm);
+    if (rank != 0) return std::fill(runs.begin(), runs.end(), 0);  // counted on rank 0 now
+    if (owners_.empty()) owners_.assign(owners.size(), 0);
+    for (std::size_t i = 0; i < owners.size(); ++i) owners_[i] += owners[i];
+  }
+
+  loop_monitor& monitor_;
+  std::vector<std::uint32_t> owners_;
+};
+
 // Collective. On rank 0: ranks, thread level, transport, outer technique,
 // and per rank its busy time (all its threads) and iterations.
 inline void add_rank_fields(report& r, const mpi_session& mpi, const loop_monitor& monitor,
@@ -55,6 +103,7 @@ inline void add_rank_fields(report& r, const mpi_session& mpi, const loop_monito
   r.add("thread_level", stats.thread_level);
   r.add("transport", stats.transport);
   r.add("outer", stats.schedule);
+  r.add("resilience", stats.resilience);
   r.add("rank_busy_s", busy);
   r.add("rank_iterations", iterations);
 }

@@ -183,6 +183,18 @@ void engine::choose_configuration(const options& opts) {
   outer_ = parse_schedule(outer_text_).spec;
   MPI_Bcast(&transport, 1, MPI_INT, 0, comm_);
   transport_ = static_cast<transport_kind>(transport);
+  // Copies of a chunk would be counted twice by a reduction; rows and
+  // callbacks see each chunk once (settle_copies).
+  int duplicate = s.duplicate;
+  if (rank_ == 0 && duplicate && !opts.reductions_.empty()) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      omp::bridge::warn("SELFSCHED_MPI_RESILIENCE=duplicate: this region reduces results, and a chunk run twice "
+                        "would be counted twice; no copies in it");
+    duplicate = 0;
+  }
+  MPI_Bcast(&duplicate, 1, MPI_INT, 0, comm_);
+  duplicate_ = duplicate != 0;
 }
 
 void engine::set_up_transport() {
@@ -210,6 +222,15 @@ void engine::set_up_transport() {
   } else if (transport_ == transport_kind::hier) {
     set_up_hierarchy(roles);
   }
+  if (duplicate_ && transport_ != transport_kind::master) {
+    static std::atomic<bool> said{false};
+    if (rank_ == 0 && !said.exchange(true))
+      omp::bridge::warn("SELFSCHED_MPI_RESILIENCE=duplicate needs the master transport (this region uses %s); no "
+                        "copies in it",
+                        transport_name(transport_));
+    duplicate_ = false;
+  }
+  roles.duplicate = duplicate_;
   if (roles.root || roles.leader) server_ = std::make_unique<server>(*this, comm_, rank_, roles, outer_, base_);
   const bool thread_allowed = level_ == MPI_THREAD_MULTIPLE && s.progress != progress_kind::inline_;
   if (s.progress == progress_kind::thread && level_ != MPI_THREAD_MULTIPLE && rank_ == 0)
@@ -278,13 +299,14 @@ engine::~engine() {
   omp::install_outer_source(previous_);
   if (set_inner_) selfsched_set_schedule(nullptr, 0);
   if (stats_) print_stats();
+  server_.reset();
   rma_.reset();
   MPI_Comm_free(&comm_);
 }
 
 // ------------------------------------------------------------ the loop hooks
 
-void engine::loop_begin(const void* site, iter_t n) {
+std::uint64_t engine::loop_begin(const void* site, iter_t n) {
   std::lock_guard lock(mutex_);
   client_loop& loop = loops_.emplace_back();
   loop.index = begun_++;
@@ -296,17 +318,20 @@ void engine::loop_begin(const void* site, iter_t n) {
     lp.n = n;
     rma_->begin(loop.index, outer_, lp);
   }
+  return loop.index;
 }
 
 chunk engine::next_outer() {
   std::unique_lock lock(mutex_);
   client_loop& loop = loops_.back();  // the binding asks only for the loop begun last
+  if (duplicate_) report_finished(loop);
   const std::int64_t asked = now_ns();
   for (back_off wait; !loop.has_next && !loop.done;) {
     if (!may_call_mpi() && !local_asks_free_) {  // funneled: the creating thread fetches it at its next claim
       loop.wanted = true;
       return omp::outer_pending;
     }
+    if (duplicate_ && may_call_mpi()) exchange_reports();
     if (!loop.asked) ask(loop);
     poll(loop);
     if (loop.has_next || loop.done) break;
@@ -319,18 +344,22 @@ chunk engine::next_outer() {
   return take_next(loop);
 }
 
-void engine::progress(iter_t left, iter_t size) {
+bool engine::progress(std::uint64_t index, iter_t left, iter_t size) {
   std::unique_lock lock(mutex_);
-  client_loop& loop = loops_.back();
+  client_loop* found = find(index);
+  if (found == nullptr) return true;
+  client_loop& loop = *found;
   const bool idle = !loop.asked && !loop.has_next && !loop.done;
   if (idle && prefetching_ && time_to_ask(loop, left, size)) loop.wanted = true;
   if (!may_call_mpi()) {
     if (local_asks_free_ && loop.wanted && idle) ask(loop);
-    return;
+  } else {
+    if (loop.wanted && idle) ask(loop);
+    if (!rma_) poll(loop);  // rma completes its claim when the chunk is needed
+    serve_inline(true);
+    if (duplicate_) exchange_reports();
   }
-  if (loop.wanted && idle) ask(loop);
-  if (!rma_) poll(loop);  // rma completes its claim when the chunk is needed
-  serve_inline(true);
+  return !(duplicate_ && drop_if_cancelled(loop));
 }
 
 // Ask early, but no earlier than needed: once at most the prefetch fraction
@@ -404,6 +433,11 @@ void engine::deliver(std::uint64_t index, chunk c) {
   if (loop == nullptr) return;
   loop->asked = false;
   if (parent_ != rank_ || rma_) average(round_trip_ns_, static_cast<double>(now_ns() - loop->asked_at));
+  if (const auto gone = std::find(loop->cancelled.begin(), loop->cancelled.end(), c.start);
+      c.size > 0 && gone != loop->cancelled.end()) {
+    loop->cancelled.erase(gone);  // finished elsewhere already: ask again
+    return;
+  }
   if (c.size == 0) loop->done = true;
   else loop->next = c, loop->has_next = true;
 }
@@ -424,11 +458,83 @@ chunk engine::take_next(client_loop& loop) {
   }
   loop.current = loop.next;
   loop.current_since = now;
+  loop.current_reported = !duplicate_;
   loop.has_next = false;
   loop.own.push_back(loop.current);
   ++outer_chunks_;
   iterations_ += loop.current.size;
   return loop.current;
+}
+
+// ------------------------------------------------------------ resilience
+
+// The threads have taken all of `current` (they finish it within an inner
+// chunk): the master may tell the other holders of a copy to drop theirs.
+void engine::report_finished(client_loop& loop) {
+  if (loop.current_reported || loop.current.size == 0) return;
+  loop.current_reported = true;
+  unsent_reports_.push_back({static_cast<std::int64_t>(loop.index), loop.current.start, loop.current.size});
+}
+
+void engine::exchange_reports() {
+  for (const auto& report : unsent_reports_) {
+    if (parent_ == rank_) {
+      server_->finished(rank_, static_cast<std::uint64_t>(report[0]), {report[1], report[2]});
+      continue;
+    }
+    // Synchronous: once it completes the master has it, so every report of
+    // a loop is in before the checkpoint that ends the loop (checkpoint()).
+    auto& sent = sent_reports_.emplace_back(report, MPI_REQUEST_NULL);
+    MPI_Issend(sent.first.data(), chunk_note_length, MPI_INT64_T, parent_, tag_finished, comm_, &sent.second);
+  }
+  unsent_reports_.clear();
+  std::erase_if(sent_reports_, [](auto& sent) {
+    int done = 0;
+    MPI_Test(&sent.second, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  if (parent_ == rank_) return;  // our own server cancels through cancel()
+  for (;;) {
+    int arrived = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    MPI_Improbe(parent_, tag_cancel, comm_, &arrived, &handle, &status);
+    if (!arrived) return;
+    int count = 0;
+    MPI_Get_count(&status, MPI_INT64_T, &count);
+    std::int64_t note[chunk_note_length];
+    if (count != chunk_note_length) fatal("malformed cancel from rank " + std::to_string(parent_));
+    MPI_Mrecv(note, count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+    cancel(static_cast<std::uint64_t>(note[0]), {note[1], note[2]});
+  }
+}
+
+// Another rank finished its copy of c first.
+void engine::cancel(std::uint64_t index, chunk c) {
+  client_loop* loop = find(index);
+  if (loop == nullptr || loop->ended) return;
+  if (loop->current.start == c.start && loop->current.size == c.size) {
+    if (!loop->current_reported) loop->drop_current = true;  // else it is handed out: runs to its end
+  } else if (loop->has_next && loop->next.start == c.start) {
+    loop->has_next = false;  // not started: the next claim asks again
+  } else if (loop->asked) {
+    loop->cancelled.push_back(c.start);  // its reply may still be on the way
+  }
+}
+
+// The rest of the current chunk is not handed out; the inner chunks already
+// taken finish, but the chunk is not this rank's: its rows come from the
+// copy that finished.
+bool engine::drop_if_cancelled(client_loop& loop) {
+  if (!loop.drop_current) return false;
+  loop.drop_current = false;
+  loop.current_reported = true;
+  if (!loop.own.empty() && loop.own.back().start == loop.current.start) loop.own.pop_back();
+  iterations_ -= loop.current.size;
+  --outer_chunks_;
+  ++dropped_;
+  loop.current = {};
+  return true;
 }
 
 void engine::serve_inline(bool rate_limited) {
@@ -485,6 +591,7 @@ void engine::checkpoint(phase at) {
     if (count > 0) where = describe(loops_[count - 1].site_ident);
     mine[4] = static_cast<std::int64_t>(digest & ((1ULL << 62) - 1));
   }
+  if (duplicate_) deliver_reports();
   // Max of (x, -x) gives every rank both the max and the min of each field.
   std::int64_t both[10];
   for (int k = 0; k < 5; ++k) both[k] = mine[k], both[5 + k] = -mine[k];
@@ -505,6 +612,20 @@ void engine::checkpoint(phase at) {
   loops_done_ += count;
 }
 
+// Resilience: every report of this rank has reached the master (which then
+// has every holder's word before the ranks agree the loops are over).
+void engine::deliver_reports() {
+  for (back_off wait;;) {
+    {
+      std::lock_guard lock(mutex_);
+      exchange_reports();
+      if (serve_inline_) server_->poll();
+      if (unsent_reports_.empty() && sent_reports_.empty()) return;
+    }
+    wait();
+  }
+}
+
 // A collective of ours completes while this rank keeps serving the others.
 void engine::wait_for(MPI_Request& request) {
   for (back_off wait;;) {
@@ -513,6 +634,7 @@ void engine::wait_for(MPI_Request& request) {
       std::lock_guard lock(mutex_);
       MPI_Test(&request, &complete, MPI_STATUS_IGNORE);
       if (!complete && serve_inline_) server_->poll();
+      if (duplicate_) exchange_reports();
     }
     if (complete) return;
     wait();
@@ -553,11 +675,12 @@ void engine::report_mismatch(const std::int64_t* mine, const std::string& where)
 }
 
 void engine::move_results(const client_loop& loop) {
-  for (const options::fixed_rows& rows : opts_.fixed_) gather_fixed_rows(comm_, rows, loop.own);
-  for (const options::variable_rows& rows : opts_.variable_) gather_variable_rows(comm_, rows, loop.own);
+  const std::vector<chunk> own = duplicate_ ? settle_copies(comm_, loop.own) : loop.own;
+  for (const options::fixed_rows& rows : opts_.fixed_) gather_fixed_rows(comm_, rows, own);
+  for (const options::variable_rows& rows : opts_.variable_) gather_variable_rows(comm_, rows, own);
   for (const options::reduction& r : opts_.reductions_)
     if (r.at == when::each_loop) reduce(comm_, r);
-  const loop_info info{user_comm_, loop.index, loop.n, loop.own};
+  const loop_info info{user_comm_, loop.index, loop.n, own};
   for (const auto& callback : opts_.callbacks_) callback(info);
 }
 
@@ -570,12 +693,15 @@ statistics engine::stats() const {
   s.transport = transport_name(transport_);
   s.schedule = outer_text_;
   s.thread_level = level_name(level_);
+  s.resilience = duplicate_ ? "duplicate" : "off";
   s.weight = weights_[static_cast<std::size_t>(rank_)];
   s.loops = loops_done_;
   s.outer_chunks = outer_chunks_;
   s.iterations = iterations_;
   s.wait_seconds = static_cast<double>(wait_ns_) * 1e-9;
   s.requests_served = server_ ? server_->served() : 0;
+  s.copies_handed_out = server_ ? server_->copies() : 0;
+  s.chunks_dropped = dropped_;
   return s;
 }
 
@@ -583,11 +709,12 @@ void engine::print_stats() const {
   const statistics s = stats();
   std::fprintf(stderr,
                "selfsched-mpi: rank %d/%d transport=%s schedule=%s level=%s weight=%.3g loops=%llu "
-               "outer_chunks=%llu iterations=%lld wait_s=%.6f served=%llu\n",
+               "outer_chunks=%llu iterations=%lld wait_s=%.6f served=%llu copies=%llu dropped=%llu\n",
                rank_, size_, s.transport.c_str(), s.schedule.c_str(), s.thread_level.c_str(), s.weight,
                static_cast<unsigned long long>(s.loops), static_cast<unsigned long long>(s.outer_chunks),
                static_cast<long long>(s.iterations), s.wait_seconds,
-               static_cast<unsigned long long>(s.requests_served));
+               static_cast<unsigned long long>(s.requests_served),
+               static_cast<unsigned long long>(s.copies_handed_out), static_cast<unsigned long long>(s.chunks_dropped));
 }
 
 }  // namespace selfsched::mpi::detail

@@ -21,8 +21,10 @@
 #include <mpi.h>
 #include <pthread.h>
 
+#include <array>
 #include <atomic>
 #include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,6 +60,10 @@ struct client_loop {
   iter_t report_size = 0;  // the last finished outer chunk, for adaptive outer techniques
   std::int64_t report_ns = 0;
   double rate_per_ns = 0;  // this rank's speed in this loop (iterations per ns), averaged; 0: unknown
+  // Resilience (SELFSCHED_MPI_RESILIENCE=duplicate).
+  bool current_reported = true;    // the master knows `current` is handed out (or it was dropped)
+  bool drop_current = false;       // a copy of `current` finished elsewhere: hand out no more of it
+  std::vector<iter_t> cancelled;   // starts of chunks finished elsewhere before their reply came
   std::int64_t request[request_msg::length] = {};
   std::int64_t reply[reply_length] = {};
   MPI_Request request_handle = MPI_REQUEST_NULL, reply_handle = MPI_REQUEST_NULL;
@@ -68,9 +74,9 @@ class engine final : public omp::outer_source, public server_host {
   engine(MPI_Comm comm, options opts);  // collective
   ~engine() override;                           // collective
 
-  void loop_begin(const void* site, iter_t n) override;
+  std::uint64_t loop_begin(const void* site, iter_t n) override;
   chunk next_outer() override;
-  void progress(iter_t left, iter_t size) override;
+  bool progress(std::uint64_t index, iter_t left, iter_t size) override;
   void loop_end() override;
   void parallel_end() override;
 
@@ -81,6 +87,7 @@ class engine final : public omp::outer_source, public server_host {
   enum phase : std::int64_t { after_loops = 1, region_end = 2 };
 
   void deliver(std::uint64_t index, chunk c) override;
+  void cancel(std::uint64_t index, chunk c) override;
   [[noreturn]] void fatal(const std::string& message) override;
 
   void choose_configuration(const options& opts);
@@ -93,10 +100,14 @@ class engine final : public omp::outer_source, public server_host {
   void poll(client_loop& loop);   // receives its answer if it has come
   void serve_inline(bool rate_limited);
   chunk take_next(client_loop& loop);
+  void report_finished(client_loop& loop);  // resilience: `current` is handed out
+  void exchange_reports();                   // resilience: send reports, take cancels (may_call_mpi)
+  bool drop_if_cancelled(client_loop& loop);
   bool time_to_ask(const client_loop& loop, iter_t left, iter_t size) const;
   client_loop* find(std::uint64_t index);
 
   void checkpoint(phase at);
+  void deliver_reports();
   void wait_for(MPI_Request& request);
   [[noreturn]] void report_mismatch(const std::int64_t* mine, const std::string& where);
   void move_results(const client_loop& loop);
@@ -121,6 +132,7 @@ class engine final : public omp::outer_source, public server_host {
   // while unknown.
   double round_trip_ns_ = 0;
   bool stats_ = false;
+  bool duplicate_ = false;  // resilience: run copies of unfinished chunks (master transport)
   options opts_;
 
   std::mutex mutex_;  // everything below, and every MPI call of ours but the collectives of movement
@@ -129,6 +141,9 @@ class engine final : public omp::outer_source, public server_host {
   int parent_ = 0;  // whom this rank asks for chunks (master, hier: its node master)
   std::unique_ptr<server> server_;
   std::unique_ptr<rma_counter> rma_;
+  // Resilience: chunk reports (index, start, size) not sent yet, and those on their way.
+  std::vector<std::array<std::int64_t, chunk_note_length>> unsent_reports_;
+  std::list<std::pair<std::array<std::int64_t, chunk_note_length>, MPI_Request>> sent_reports_;
   bool serve_inline_ = false;
   bool local_asks_free_ = false;  // this rank's own requests need no MPI (the master's)
   std::int64_t last_serve_ns_ = 0;
@@ -141,6 +156,7 @@ class engine final : public omp::outer_source, public server_host {
   std::uint64_t loops_done_ = 0, outer_chunks_ = 0;
   iter_t iterations_ = 0;
   std::int64_t wait_ns_ = 0;
+  std::uint64_t dropped_ = 0;  // resilience: outer chunks left unfinished because a copy finished elsewhere
 };
 
 }  // namespace selfsched::mpi::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include "fatal.hpp"
@@ -59,6 +60,19 @@ MPI_Datatype rows_type(std::span<const chunk> chunks, MPI_Datatype row, std::siz
 }
 
 }  // namespace
+
+std::vector<chunk> settle_copies(MPI_Comm comm, std::span<const chunk> own) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::vector<std::vector<chunk>> lists = chunk_lists(comm, all_ranks, own);
+  std::map<iter_t, int> first_holder;  // chunk start -> lowest rank that ran it
+  for (int j = static_cast<int>(lists.size()) - 1; j >= 0; --j)
+    for (const chunk c : lists[static_cast<std::size_t>(j)]) first_holder[c.start] = j;
+  std::vector<chunk> settled;
+  for (const chunk c : own)
+    if (first_holder[c.start] == rank) settled.push_back(c);
+  return settled;
+}
 
 void gather_fixed_rows(MPI_Comm comm, const options::fixed_rows& rows, std::span<const chunk> own) {
   int rank = 0, size = 1;

@@ -5,10 +5,16 @@
 #include <mpi.h>
 
 #include <span>
+#include <vector>
 
 #include "selfsched/mpi.hpp"
 
 namespace selfsched::mpi::detail {
+
+// Resilience: `own` less the chunks whose copy on a lower rank also ran to
+// its end, so that every chunk is one rank's (the same answer everywhere).
+// Collective over `comm`.
+std::vector<chunk> settle_copies(MPI_Comm comm, std::span<const chunk> own);
 
 // `own`: the outer chunks this rank ran. Collective over `comm`.
 void gather_fixed_rows(MPI_Comm comm, const options::fixed_rows& rows, std::span<const chunk> own);

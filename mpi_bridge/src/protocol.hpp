@@ -6,6 +6,8 @@
 //   reply    master -> rank               index, start, size            (size 0: no more)
 //   refill   node master -> supermaster   index, n, site, then (rank, size, ns) reports
 //   batch    supermaster -> node master   index, then (rank, start, size) chunks (none: no more)
+//   finished rank -> master               index, start, size   (resilience: its copy is handed out)
+//   cancel   master -> rank               index, start, size   (resilience: a copy finished elsewhere)
 //
 // `index` counts the region's shared loops on the sending rank; `n` and the
 // source site let the receiver check that every rank is in the same loop
@@ -20,7 +22,7 @@
 
 namespace selfsched::mpi::detail {
 
-enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4 };
+enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4, tag_finished = 5, tag_cancel = 6 };
 
 // A rank's request for its next outer chunk. `reported_*`: the outer chunk
 // it finished last and how long its threads took (adaptive outer techniques
@@ -44,5 +46,6 @@ struct request_msg {
 constexpr int reply_length = 3;
 constexpr int refill_header = 3;  // index, n, site; then triples
 constexpr int batch_header = 1;   // index; then triples
+constexpr int chunk_note_length = 3;  // finished, cancel: index, start, size
 
 }  // namespace selfsched::mpi::detail

@@ -11,6 +11,16 @@ server::server(server_host& host, MPI_Comm comm, int rank, server_roles roles, s
                loop_params base)
     : host_(host), comm_(comm), rank_(rank), roles_(std::move(roles)), outer_(outer), base_(std::move(base)) {}
 
+server::~server() {
+  for (outgoing& out : outgoing_) {
+    int sent = 0;
+    MPI_Test(&out.request, &sent, MPI_STATUS_IGNORE);
+    if (sent) continue;
+    MPI_Cancel(&out.request);
+    MPI_Wait(&out.request, MPI_STATUS_IGNORE);
+  }
+}
+
 void server::check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                              std::uint64_t known_site, int known_from) {
   if (n == known_n && site == known_site) return;
@@ -35,7 +45,7 @@ server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::ui
   lp.n = n;
   if (outer_.base->kind == technique_kind::adaptive) lp.history = &histories_[site];
   auto rule = std::make_unique<scheduler>(make_schedule(outer_, lp), lp);
-  return scheduled_.emplace(index, scheduled_loop{n, site, from, std::move(rule)}).first->second;
+  return scheduled_.emplace(index, scheduled_loop{n, site, from, std::move(rule), {}, 0}).first->second;
 }
 
 server::pooled_loop& server::pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from) {
@@ -56,7 +66,48 @@ chunk server::assign(scheduled_loop& loop, int rank, iter_t reported_size, std::
   // Adaptive outer techniques learn the rank's rate from its last outer chunk.
   if (reported_size > 0 && reported_ns > 0)
     loop.rule->record(rank, reported_size, static_cast<double>(reported_ns) * 1e-9);
-  return loop.rule->next(rank);
+  const chunk c = loop.rule->next(rank);
+  if (!roles_.duplicate) return c;
+  if (c.size > 0) {
+    loop.handed.push_back({c, {rank}});
+    return c;
+  }
+  return copy_for(loop, rank);
+}
+
+// rDLB: every chunk is handed out; a rank with nothing to do runs a copy of
+// the oldest one not finished yet (the likeliest to be held by a stopped or
+// slow rank), unless it holds that chunk already.
+chunk server::copy_for(scheduled_loop& loop, int rank) {
+  while (loop.unfinished_from < loop.handed.size() && loop.handed[loop.unfinished_from].finished)
+    ++loop.unfinished_from;
+  for (std::size_t k = loop.unfinished_from; k < loop.handed.size(); ++k) {
+    handed_chunk& h = loop.handed[k];
+    if (h.finished || std::find(h.holders.begin(), h.holders.end(), rank) != h.holders.end()) continue;
+    h.holders.push_back(rank);
+    ++copies_;
+    return h.c;
+  }
+  return {loop.n, 0};
+}
+
+void server::finished(int from, std::uint64_t index, chunk c) {
+  const auto found = scheduled_.find(index);
+  if (found == scheduled_.end()) return;  // every rank is past that loop
+  std::vector<handed_chunk>& handed = found->second.handed;
+  const auto h = std::lower_bound(handed.begin(), handed.end(), c.start,
+                                  [](const handed_chunk& e, iter_t start) { return e.c.start < start; });
+  if (h == handed.end() || h->c.start != c.start || h->c.size != c.size ||
+      std::find(h->holders.begin(), h->holders.end(), from) == h->holders.end())
+    host_.fatal("rank " + std::to_string(from) + " reports chunk [" + std::to_string(c.start) + ", +" +
+                std::to_string(c.size) + ") of shared loop " + std::to_string(index) + ", which it was not given");
+  if (h->finished) return;
+  h->finished = true;
+  for (const int holder : h->holders) {
+    if (holder == from) continue;
+    if (holder == rank_) host_.cancel(index, c);
+    else send(holder, tag_cancel, {static_cast<std::int64_t>(index), c.start, c.size});
+  }
 }
 
 void server::request(int from, const request_msg& m) {
@@ -163,6 +214,9 @@ bool server::receive(int tag) {
   if (tag == tag_request) {
     if (count != request_msg::length) host_.fatal("malformed request from rank " + std::to_string(from));
     request(from, request_msg::unpack(incoming_.data()));
+  } else if (tag == tag_finished) {
+    if (count != chunk_note_length) host_.fatal("malformed chunk report from rank " + std::to_string(from));
+    finished(from, static_cast<std::uint64_t>(incoming_[0]), {incoming_[1], incoming_[2]});
   } else {  // refill
     if (count < refill_header || (count - refill_header) % 3 != 0)
       host_.fatal("malformed refill from rank " + std::to_string(from));
@@ -177,6 +231,8 @@ bool server::receive(int tag) {
 bool server::poll() {
   bool any = false;
   while (receive(tag_request)) any = true;
+  if (roles_.duplicate)
+    while (receive(tag_finished)) any = true;
   if (roles_.root && !roles_.groups.empty())
     while (receive(tag_refill)) any = true;
   if (roles_.leader && !roles_.root) {

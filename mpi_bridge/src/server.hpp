@@ -8,8 +8,15 @@
 //   and serves its node's ranks from that pool, asking for the next batch
 //   while half the pool is left (seed 004, Sect. 4).
 //
+// resilience (master only; rDLB, Mohammed, Cavelan and Ciorba): once the
+//   technique has no chunk left, a request gets a copy of the oldest chunk
+//   not yet finished that the asker does not hold; when a holder says it
+//   has handed out all of its copy, the other holders are told to drop
+//   theirs. A stopped or slowed rank then holds the loop up by at most the
+//   inner chunk it is running.
+//
 // Every method runs under the engine's lock; answers to the local rank go to
-// host::deliver() directly, others by MPI_Isend.
+// host::deliver() / host::cancel() directly, others by MPI_Isend.
 #pragma once
 
 #include <mpi.h>
@@ -31,6 +38,7 @@ namespace selfsched::mpi::detail {
 class server_host {
  public:
   virtual void deliver(std::uint64_t index, chunk c) = 0;  // the answer to this rank's own request
+  virtual void cancel(std::uint64_t index, chunk c) = 0;   // resilience: this rank's copy of c is not wanted
   [[noreturn]] virtual void fatal(const std::string& message) = 0;
 
  protected:
@@ -42,27 +50,41 @@ struct server_roles {
   bool leader = false;           // hier: serves `group` from a pool
   std::vector<int> group;        // hier leader: the ranks it serves, itself included
   std::map<int, std::vector<int>> groups;  // hier root: each leader's ranks
+  bool duplicate = false;        // master: hand out copies of unfinished chunks (resilience)
 };
 
 class server {
  public:
   server(server_host& host, MPI_Comm comm, int rank, server_roles roles, schedule_spec outer, loop_params base);
+  ~server();  // a cancel nobody took any more is withdrawn
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
 
   // A request from `from` (this rank too): answered now or when a batch comes.
   void request(int from, const request_msg& m);
   // Receives and handles what has arrived; true if anything did.
   bool poll();
+  // Resilience: `from` has handed out all of its copy of chunk c of loop `index`.
+  void finished(int from, std::uint64_t index, chunk c);
   // Every rank has finished the loops before `index`: drop their state.
   void forget_before(std::uint64_t index);
 
   std::uint64_t served() const { return served_; }
+  std::uint64_t copies() const { return copies_; }
 
  private:
+  struct handed_chunk {  // resilience
+    chunk c;
+    std::vector<int> holders;  // the ranks running a copy, the first one it was scheduled for
+    bool finished = false;
+  };
   struct scheduled_loop {  // root
     iter_t n;
     std::uint64_t site;
     int first_rank;
     std::unique_ptr<scheduler> rule;
+    std::vector<handed_chunk> handed;  // resilience: every chunk handed out, by start
+    std::size_t unfinished_from = 0;   // handed[k] is finished for every k below this
   };
   struct pooled_loop {  // hier leader
     iter_t n;
@@ -81,6 +103,7 @@ class server {
   void check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                        std::uint64_t known_site, int known_from);
   chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns);
+  chunk copy_for(scheduled_loop& loop, int rank);
   std::vector<std::int64_t> make_batch(std::uint64_t index, iter_t n, std::uint64_t site, int leader,
                                        const std::int64_t* reports, int report_count);
   void take_batch(std::uint64_t index, pooled_loop& loop, const std::int64_t* triples, int count);
@@ -107,6 +130,7 @@ class server {
   std::list<outgoing> outgoing_;
   std::vector<std::int64_t> incoming_;
   std::uint64_t served_ = 0;
+  std::uint64_t copies_ = 0;  // resilience: copies handed out
 };
 
 }  // namespace selfsched::mpi::detail

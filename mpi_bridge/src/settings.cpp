@@ -33,6 +33,7 @@ constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool
                                                                 {"receiver", pool_strategy::receiver},
                                                                 {"sender", pool_strategy::sender}};
 constexpr std::pair<const char*, bool> transfers[] = {{"priority", false}, {"threshold", true}};
+constexpr std::pair<const char*, bool> resiliences[] = {{"off", false}, {"duplicate", true}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
@@ -70,6 +71,10 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_MPI_STATS", "false",
      "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
+    {"SELFSCHED_MPI_RESILIENCE", "off",
+     "master transport: duplicate (a rank that finds no chunk left runs a copy of another rank's unfinished "
+     "one; the first copy to finish counts, so a stopped or slow rank does not hold the loop up) or off",
+     [](std::string_view v, settings& s) { return parse_choice(v, s.duplicate, resiliences); }},
     {"SELFSCHED_POOL_STRATEGY", "central",
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
      "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one; docs/tasks.md)",

@@ -21,6 +21,7 @@ struct settings {
   std::int64_t node_size = 0;                        // SELFSCHED_MPI_NODE_SIZE (0: shared-memory node)
   bool load = true;                                  // SELFSCHED_MPI_LOAD
   bool stats = false;                                // SELFSCHED_MPI_STATS
+  bool duplicate = false;                            // SELFSCHED_MPI_RESILIENCE=duplicate
   pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
   bool pool_by_threshold = false;                    // SELFSCHED_POOL_TRANSFER=threshold
 };

@@ -94,8 +94,9 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
     slot.spec = technique.spec;
     slot.params.n = 0;
     slot.outer_done = false;
+    slot.outer_dropped = false;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
-    slot.outer->loop_begin(site.ident, n);
+    slot.outer_loop = slot.outer->loop_begin(site.ident, n);
     return;
   }
   // A loop run again with the same shape (every time step of a simulation)
@@ -116,19 +117,22 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
 // Under serial_lock: the next chunk of an outer_source-fed loop; size < 0
 // when the source asks the caller to come back (outer_pending).
 chunk claim_from_outer(loop_slot& slot, int thread, double queue) {
-  chunk c = slot.serial->next(thread, queue);
-  while (c.size == 0) {
+  for (;;) {
+    const chunk c = slot.outer_dropped ? chunk{0, 0} : slot.serial->next(thread, queue);
+    if (c.size > 0) {
+      if (slot.outer->progress(slot.outer_loop, slot.serial->remaining(), slot.params.n)) return {slot.outer_start + c.start, c.size};
+      slot.outer_dropped = true;  // finished elsewhere (MPI resilience): not run here
+      continue;
+    }
     if (slot.outer_done) return {slot.n, 0};
     const chunk outer = slot.outer->next_outer();
     if (outer.size < 0) return outer_pending;
     if (outer.size == 0) return slot.outer_done = true, chunk{slot.n, 0};
     slot.outer_start = outer.start;
     slot.params.n = outer.size;
+    slot.outer_dropped = false;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
-    c = slot.serial->next(thread, queue);
   }
-  slot.outer->progress(slot.serial->remaining(), slot.params.n);
-  return {slot.outer_start + c.start, c.size};
 }
 
 void leave_loop(membership& m, std::int64_t now) {

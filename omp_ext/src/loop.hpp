@@ -78,8 +78,10 @@ struct alignas(64) loop_slot {
   // outer chunk, which starts at outer_start; the next one is fetched under
   // serial_lock when it runs dry.
   outer_source* outer = nullptr;
+  std::uint64_t outer_loop = 0;  // the source's name for this loop
   iter_t outer_start = 0;
   bool outer_done = false;  // next_outer() said size 0: never ask it again for this loop
+  bool outer_dropped = false;  // progress() said the rest of the current outer chunk is not wanted
   loop_params params;
   schedule_spec spec;
 

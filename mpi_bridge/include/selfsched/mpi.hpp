@@ -110,12 +110,17 @@ struct statistics {
   std::string transport;     // the one in use (after any fallback)
   std::string schedule;      // outer technique
   std::string thread_level;  // MPI thread level provided
+  std::string resilience;    // "duplicate" when copies of unfinished chunks may run, else "off"
   double weight = 1;         // this rank's weight (sum of its threads' powers, load-corrected)
   std::uint64_t loops = 0;         // shared loops finished
   std::uint64_t outer_chunks = 0;  // outer chunks this rank ran
   iter_t iterations = 0;           // iterations this rank ran
   double wait_seconds = 0;         // time its threads waited for outer chunks
   std::uint64_t requests_served = 0;  // chunk requests this rank answered (master / node masters)
+  // SELFSCHED_MPI_RESILIENCE=duplicate: copies of unfinished chunks handed
+  // out (the master), and chunks this rank left to a copy that finished first.
+  std::uint64_t copies_handed_out = 0;
+  std::uint64_t chunks_dropped = 0;
 };
 
 class region {

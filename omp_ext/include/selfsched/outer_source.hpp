@@ -7,6 +7,8 @@
 // Nested teams inside those loops are not affected.
 #pragma once
 
+#include <cstdint>
+
 #include "selfsched/core/technique.hpp"
 
 namespace selfsched::omp {
@@ -18,7 +20,8 @@ class outer_source {
  public:
   virtual ~outer_source() = default;
   // A loop of n iterations starts in this process (once, by one thread).
-  virtual void loop_begin(const void* site, iter_t n) = 0;
+  // Returns the source's name for the loop, passed back to progress().
+  virtual std::uint64_t loop_begin(const void* site, iter_t n) = 0;
   // The next outer chunk for this process; size 0 when there is none left.
   // Calls never overlap, but may come from any thread of the team. Once it
   // has returned size 0 it is not called again for that loop, so every call
@@ -26,11 +29,15 @@ class outer_source {
   // "not here yet": the caller releases the loop and asks again, so another
   // thread (e.g. the one allowed to call MPI) can fetch it.
   virtual chunk next_outer() = 0;
-  // After each chunk a thread takes from the current outer chunk: `left` of
+  // After each chunk a thread takes from the current outer chunk of `loop`
+  // (under nowait, not always the loop begun last): `left` of
   // its `size` iterations are not handed out yet. Lets a source ask for the
   // next outer chunk before this one runs dry (latency hiding). Same
-  // serialization as next_outer().
-  virtual void progress(iter_t /*left*/, iter_t /*size*/) {}
+  // serialization as next_outer(). Returns false when the rest of the
+  // current outer chunk is not wanted any more (another process finished a
+  // copy of it): the taken chunk is not run and the next claim goes to
+  // next_outer().
+  virtual bool progress(std::uint64_t /*loop*/, iter_t /*left*/, iter_t /*size*/) { return true; }
   // Every thread of the team has left the loop (called by the last one).
   virtual void loop_end() = 0;
   // On the installing thread, after each parallel region it started has
