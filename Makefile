@@ -83,15 +83,18 @@ bench-gomp: build
 libomp-release:
 	benchmarks/omp/build_release_libomp.sh $(BUILD)
 
-# LLVM's own OpenMP runtime tests (lit) against the stock runtime, without
-# and with libselfsched preloaded, built by clang and by gcc (tests/peer/;
-# fetches the LLVM source once, as root; 10-20 minutes).
+# Other projects' tests against the stock runtimes, without and with
+# libselfsched preloaded (tests/peer/): LLVM's OpenMP runtime tests (lit)
+# built by clang and by gcc, and GCC's libgomp testsuite (C, C++, Fortran).
+# Fetches the sources once, as root; 45-60 minutes.
 PEER_TECHNIQUES ?= fss,auto
 peer-tests: build
 	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \
 	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler clang --techniques $(PEER_TECHNIQUES)
 	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \
 	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler gcc --techniques $(PEER_TECHNIQUES)
+	python3 tests/peer/libgomp.py --testsuite "$$(tools/fetch-gcc-testsuite.sh $(BUILD))" \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/libgomp --techniques $(PEER_TECHNIQUES)
 
 install: build
 	cmake --install $(BUILD)
