@@ -31,7 +31,8 @@ const char* const usage =
     "\n"
     "options:\n"
     "  --technique T[,T...]  chunk technique(s), any catalog name (default fss)\n"
-    "  --transport NAME      master (one master serves every worker) or hier (node\n"
+    "  --transport NAME      master (one master serves every worker), rma (a claim is one\n"
+    "                        atomic at rank 0's window; fixed techniques) or hier (node\n"
     "                        masters under a supermaster, seed 004) (default master)\n"
     "  --masters M[,M...]    hier: node masters (default 4)\n"
     "  --workers P[,P...]    simulated workers (default 16)\n"
@@ -53,6 +54,7 @@ const char* const usage =
     "  --latency TIME        per link (default 2us)\n"
     "  --bandwidth B         bytes/s per link (default 1.25e9)\n"
     "  --claim TIME          a master's work per request (default 1us)\n"
+    "  --atomic TIME         rma: the window owner's time per fetch-and-add (default 200ns)\n"
     "  --result-bytes B      bytes of results per iteration, sent to the master (default 0)\n"
     "  --json FILE           also write every run as JSON\n"
     "  --chart FILE.svg      efficiency against workers, one line per technique and masters\n"
@@ -222,7 +224,8 @@ double number_of(const std::string& text, const std::string& what) {
 
 int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
-  std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us";
+  std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
+              atomic = "200ns";
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
@@ -259,6 +262,7 @@ int main(int argc, char** argv) {
     else if (option == "--latency") target = &latency;
     else if (option == "--bandwidth") target = &bandwidth;
     else if (option == "--claim") target = &claim;
+    else if (option == "--atomic") target = &atomic;
     else if (option == "--result-bytes") target = &result_bytes;
     else if (option == "--json") target = &json_path;
     else if (option == "--chart") target = &chart_path;
@@ -295,6 +299,7 @@ int main(int argc, char** argv) {
                                      run.n);
     }
     run.claim_seconds = ss::parse_seconds(claim, "--claim");
+    run.atomic_seconds = ss::parse_seconds(atomic, "--atomic");
     run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
     run.record_chunks = print_chunks || !gantt_path.empty();
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"
 #include "selfsched/sim.hpp"
 
@@ -177,13 +178,22 @@ double parse_seconds(const std::string& text, const std::string& what) {
   throw sim_error(what + " '" + text + "' is not a duration >= 0 (e.g. 2us, 1.5ms, 0.002)");
 }
 
-transport parse_transport(const std::string& name) {
-  if (name == "master") return transport::master;
-  if (name == "hier") return transport::hier;
-  throw sim_error("unknown transport '" + name + "'; valid: master, hier");
+namespace {
+constexpr std::pair<const char*, transport> transports[] = {
+    {"master", transport::master}, {"rma", transport::rma}, {"hier", transport::hier}};
 }
 
-const char* transport_name(transport t) { return t == transport::hier ? "hier" : "master"; }
+transport parse_transport(const std::string& name) {
+  for (const auto& [text, t] : transports)
+    if (name == text) return t;
+  throw sim_error("unknown transport '" + name + "'; valid: master, rma, hier");
+}
+
+const char* transport_name(transport t) {
+  for (const auto& [text, value] : transports)
+    if (value == t) return text;
+  return "?";
+}
 
 void validate(const platform_spec& platform, const run_spec& run) {
   // With a platform file, its hosts decide the workers: checked once loaded.
@@ -205,7 +215,8 @@ void validate(const platform_spec& platform, const run_spec& run) {
       throw sim_error("loss of worker " + std::to_string(l.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
   if (!platform.losses.empty() && run.via != transport::master)
-    throw sim_error("a lost worker needs the master transport (hier does not run chunks again yet)");
+    throw sim_error(std::string("a lost worker needs the master transport (") + transport_name(run.via) +
+                    " does not run chunks again)");
   if (!platform.losses.empty() && platform.losses.size() >= static_cast<std::size_t>(platform.workers) && !from_file)
     throw sim_error("every worker is lost: nobody is left to finish the loop");
   if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))
@@ -216,8 +227,12 @@ void validate(const platform_spec& platform, const run_spec& run) {
   if (run.via == transport::hier && (run.masters < 1 || (!from_file && run.masters > platform.workers)))
     throw sim_error("masters " + std::to_string(run.masters) + " must be in [1, workers = " +
                     std::to_string(platform.workers) + "]");
-  if (!(run.claim_seconds >= 0) || !(run.request_bytes >= 0) || !(run.result_bytes >= 0))
-    throw sim_error("claim time, request and result sizes must be >= 0");
+  if (run.via == transport::rma && !is_fixed(parsed.spec))
+    throw sim_error("rma needs a fixed technique (chunks that depend on n and the worker count only); '" +
+                    run.technique + "' is not: use master or hier");
+  if (!(run.claim_seconds >= 0) || !(run.atomic_seconds >= 0) || !(run.request_bytes >= 0) ||
+      !(run.result_bytes >= 0))
+    throw sim_error("claim and atomic times, request and result sizes must be >= 0");
 }
 
 }  // namespace selfsched::sim

@@ -9,6 +9,12 @@
 // (with the previous chunk's results and time), the master works
 // claim_seconds, asks the scheduler for the worker's next chunk and answers.
 //
+// rma: a claim is one fetch-and-add at the window owner (rank 0's host):
+// the window actor there serialises them, atomic_seconds each, and the
+// answer is the step whose chunk the worker computes itself (the
+// technique's next chunk in claim order, as the runtime's chunk_plan).
+// Requests carry 8 bytes and no timing or results.
+//
 // hier (seed 004 sec. 4): the supermaster holds the scheduler for all
 // workers and hands batches of their chunks (one per worker of the node) to
 // node masters; a node master serves its workers from its pool and asks for
@@ -91,18 +97,28 @@ struct world {
   }
 };
 
+constexpr double atomic_bytes = 8;  // rma: a fetch-and-add's operand, and its answer
+
 sg4::Mailbox* mailbox(const std::string& name) { return sg4::Mailbox::by_name(name); }
+// The calling actor's own mailbox, receiving eagerly: a message travels as
+// soon as it is sent, as over MPI, instead of waiting for the receiver's get
+// (which would make a master pay every request's latency in turn).
+sg4::Mailbox* own_mailbox(const std::string& name) {
+  sg4::Mailbox* box = mailbox(name);
+  box->set_receiver(sg4::Actor::self());
+  return box;
+}
 std::string worker_box(int k) { return "worker-" + std::to_string(k); }
 std::string master_box(int m) { return "master-" + std::to_string(m); }
 
 int master_of(const world& w, int worker) {
-  if (w.run.via == transport::master) return 0;
+  if (w.run.via != transport::hier) return 0;  // master, rma: everyone asks rank 0
   const int per = (w.platform.workers + w.run.masters - 1) / w.run.masters;
   return worker / per;
 }
 
 void worker_actor(world* w, int k) {
-  sg4::Mailbox* mine = mailbox(worker_box(k));
+  sg4::Mailbox* mine = own_mailbox(worker_box(k));
   sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
   iter_t done = 0;
   double seconds = 0;
@@ -110,7 +126,8 @@ void worker_actor(world* w, int k) {
     auto* req = new message{message::request, k};
     req->done = done;
     req->seconds = seconds;
-    w->send(master, req, w->run.request_bytes + w->run.result_bytes * static_cast<double>(done));
+    w->send(master, req, w->run.via == transport::rma ? atomic_bytes
+                                                      : w->run.request_bytes + w->run.result_bytes * static_cast<double>(done));
     std::unique_ptr<message> ans(mine->get<message>());
     if (ans->c.size == 0) {
       if (!w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
@@ -136,7 +153,7 @@ void worker_actor(world* w, int k) {
 // also re-executes (rDLB): a worker that finds no new chunk gets a copy of
 // the oldest chunk not yet finished; the first copy to finish counts.
 void master_actor(world* w) {
-  sg4::Mailbox* box = mailbox(master_box(0));
+  sg4::Mailbox* box = own_mailbox(master_box(0));
   const bool resilient = !w->platform.losses.empty();
   while (w->active > 0) {
     std::unique_ptr<message> req(box->get<message>());
@@ -167,6 +184,21 @@ void master_actor(world* w) {
   }
 }
 
+// rma: the window owner answers each fetch-and-add in arrival order.
+void window_actor(world* w) {
+  sg4::Mailbox* box = own_mailbox(master_box(0));
+  while (w->active > 0) {
+    std::unique_ptr<message> req(box->get<message>());
+    const double from = sg4::Engine::get_clock();
+    sg4::this_actor::execute(w->run.atomic_seconds * w->platform.flops);
+    auto* ans = new message{message::answer, req->worker};
+    ans->c = w->next(req->worker);
+    if (ans->c.size == 0) --w->active;
+    w->send(mailbox(worker_box(req->worker)), ans, atomic_bytes);
+    w->master_busy[0] += sg4::Engine::get_clock() - from;
+  }
+}
+
 // Turns worker k's host off at `at`: its actor dies with what it held.
 void loss_actor(world* w, sg4::Host* host, int k, double at) {
   sg4::this_actor::sleep_until(at);
@@ -179,7 +211,7 @@ void loss_actor(world* w, sg4::Host* host, int k, double at) {
 
 // hier: node master m serves workers [first, last) from a pool of chunks.
 void node_master_actor(world* w, int m, int first, int last) {
-  sg4::Mailbox* box = mailbox(master_box(m));
+  sg4::Mailbox* box = own_mailbox(master_box(m));
   sg4::Mailbox* super = mailbox("supermaster");
   const auto node_size = static_cast<std::size_t>(last - first);
   std::deque<chunk> pool;
@@ -226,7 +258,7 @@ void node_master_actor(world* w, int m, int first, int last) {
 
 // hier: hands each node master a batch of chunks, one per worker of the node.
 void supermaster_actor(world* w, std::vector<std::pair<int, int>> nodes) {
-  sg4::Mailbox* box = mailbox("supermaster");
+  sg4::Mailbox* box = own_mailbox("supermaster");
   int active = static_cast<int>(nodes.size());
   std::vector<bool> finished(nodes.size(), false);
   double busy = 0;
@@ -296,10 +328,15 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
 
 result simulate_here(platform_spec platform, const run_spec& run, std::vector<double> costs) {
   const int masters = run.via == transport::hier ? run.masters : 1;
-  int argc = 2;
+  // SimGrid's default network model (LV08) multiplies every link's latency
+  // by 13.01 and its bandwidth by 0.97, factors fitted to TCP over Ethernet
+  // in 2008; here a link is what --latency and --bandwidth say.
   char name[] = "selfsched-sim";
   char quiet[] = "--log=root.thres:critical";
-  char* argv[] = {name, quiet, nullptr};
+  char latency_factor[] = "--cfg=network/latency-factor:1";
+  char bandwidth_factor[] = "--cfg=network/bandwidth-factor:1";
+  char* argv[] = {name, quiet, latency_factor, bandwidth_factor, nullptr};
+  int argc = 4;
   sg4::Engine engine(&argc, argv);
   const hosts h = build_platform(engine, platform, run, masters);
   // From here the workers are the platform's, with their speeds.
@@ -362,6 +399,8 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   }
   if (run.via == transport::master) {
     sg4::Actor::create("master", master_hosts[0], master_actor, &w);
+  } else if (run.via == transport::rma) {
+    sg4::Actor::create("window", master_hosts[0], window_actor, &w);
   } else {
     std::vector<std::pair<int, int>> nodes;
     const int per = (platform.workers + masters - 1) / masters;

@@ -98,7 +98,12 @@ class cost_model {
   std::vector<double> measured_;  // when set, the costs themselves
 };
 
-enum class transport { master, hier };
+// master: a master actor serves every request (claim_seconds each).
+// rma: no master; a claim is one atomic fetch-and-add at the window owner
+//   (rank 0's host), atomic_seconds each, serialised there, with no timing
+//   or results carried; fixed techniques only, as in the runtime.
+// hier: node masters under a supermaster (seed 004).
+enum class transport { master, rma, hier };
 
 struct run_spec {
   std::string technique = "fss";  // any catalog name: chunks for the workers
@@ -107,6 +112,7 @@ struct run_spec {
   iter_t n = 10000;
   cost_model costs = cost_model::parse("uniform");
   double claim_seconds = 1e-6;    // a master's work per request served
+  double atomic_seconds = 2e-7;   // rma: the window owner's time per fetch-and-add
   double request_bytes = 64;      // a request, a chunk answer
   double result_bytes = 0;        // per iteration, sent back with the next request
   bool record_chunks = false;     // keep every chunk (small runs, tests)
