@@ -14,6 +14,8 @@ src_dir=$build_root/gcc-src
 
 say() { echo "fetch-gcc-testsuite: $*" >&2; }
 die() { say "$*"; exit 1; }
+# shellcheck source=apt-source.sh
+source "$root/tools/apt-source.sh"
 
 # The source package of the libgomp programs link against (gcc-12 on Debian 12).
 package=$(dpkg-query -W -f='${source:Package}' libgomp1 2>/dev/null || true)
@@ -23,16 +25,7 @@ version=$(dpkg-query -W -f='${source:Version}' libgomp1 2>/dev/null || true)
 have_testsuite() { compgen -G "$src_dir/gcc-*/libgomp/testsuite/libgomp.c" >/dev/null; }
 
 if ! have_testsuite; then
-  [[ $(id -u) == 0 ]] || die "needs root once (deb-src entry, apt-get source); run it as root"
-  # The deb-src entry tools/fetch-llvm-source.sh adds serves this one too.
-  if ! apt-get source --print-uris "$package" >/dev/null 2>&1; then
-    deb822=/etc/apt/sources.list.d/debian.sources
-    src_list=/etc/apt/sources.list.d/debian-src.sources
-    [[ -f $deb822 ]] || die "no $deb822 to derive a deb-src entry from; add one for $package by hand"
-    say "adding $src_list (deb-src twin of $deb822)"
-    sed 's/^Types: deb$/Types: deb-src/' "$deb822" >"$src_list"
-    apt-get update -qq || die "apt-get update failed after adding $src_list"
-  fi
+  enable_deb_src "$package"
   mkdir -p "$src_dir"
   say "apt-get source --download-only $package${version:+=$version} into $src_dir"
   (cd "$src_dir" && apt-get source --download-only -qq "$package${version:+=$version}") ||
@@ -40,7 +33,8 @@ if ! have_testsuite; then
   # Debian's gcc orig tarball holds the upstream tarball: take only libgomp's
   # headers and testsuite out of it (a full unpack is ~800 MB).
   orig=$(compgen -G "$src_dir/${package}_*.orig.tar.gz" | head -1) || die "no orig tarball in $src_dir"
-  inner=$(tar tzf "$orig" | grep -m1 -E '/gcc-[0-9.]+(-dfsg)?\.tar\.xz$') || die "no gcc tarball inside $orig"
+  inner=$(tar tzf "$orig" | grep -E '/gcc-[0-9.]+(-dfsg)?\.tar\.xz$' | sed -n 1p)
+  [[ -n $inner ]] || die "no gcc tarball inside $orig"
   tar xzf "$orig" -C "$src_dir" "$inner"
   tar xJf "$src_dir/$inner" -C "$src_dir" --wildcards '*/libgomp/*.h' '*/libgomp/testsuite/*'
   rm -f "$src_dir/$inner"

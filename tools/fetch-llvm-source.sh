@@ -16,6 +16,8 @@ package=llvm-toolchain-19
 
 say() { echo "fetch-llvm-source: $*" >&2; }
 die() { say "$*"; exit 1; }
+# shellcheck source=apt-source.sh
+source "$root/tools/apt-source.sh"
 
 # The source version matching the installed runtime, so that only build
 # options (or nothing) differ from what the program runs on.
@@ -24,17 +26,7 @@ version=$(dpkg-query -W -f='${source:Version}' libomp5-19 2>/dev/null || true)
 have_source() { compgen -G "$src_dir/$package-*/openmp/CMakeLists.txt" >/dev/null; }
 
 if ! have_source; then
-  [[ $(id -u) == 0 ]] || die "needs root once (deb-src entry, apt-get source); run it as root"
-  # deb-src for the archive the binary came from (Debian 12 writes only
-  # Types: deb in debian.sources).
-  if ! apt-get source --print-uris "$package" >/dev/null 2>&1; then
-    deb822=/etc/apt/sources.list.d/debian.sources
-    src_list=/etc/apt/sources.list.d/debian-src.sources
-    [[ -f $deb822 ]] || die "no $deb822 to derive a deb-src entry from; add one for $package by hand"
-    say "adding $src_list (deb-src twin of $deb822)"
-    sed 's/^Types: deb$/Types: deb-src/' "$deb822" >"$src_list"
-    apt-get update -qq || die "apt-get update failed after adding $src_list"
-  fi
+  enable_deb_src "$package"
   command -v dpkg-source >/dev/null || apt-get install -y -qq dpkg-dev || die "cannot install dpkg-dev"
   mkdir -p "$src_dir"
   say "apt-get source $package${version:+=$version} into $src_dir"
