@@ -306,7 +306,7 @@ int main(int argc, char** argv) {
     std::vector<long long> worker_counts, master_counts;
     for (const std::string& w : split(workers)) worker_counts.push_back(count_of(w, "--workers", 1));
     for (const std::string& m : split(masters)) master_counts.push_back(count_of(m, "--masters", 1));
-    if (run.via == ss::transport::master) master_counts = {1};
+    if (run.via != ss::transport::hier) master_counts = {1};  // master, rma: one serving host
     const std::vector<std::string> technique_list = techniques_of(techniques);
     if (!gantt_path.empty() && worker_counts.size() * technique_list.size() * master_counts.size() != 1)
       fail("--gantt draws one run: give one value each to --workers, --technique and --masters");

@@ -6,8 +6,12 @@
 // workers to one master share that master's link, as they share its NIC.
 //
 // master: one master actor serves every worker. A worker sends a request
-// (with the previous chunk's results and time), the master works
-// claim_seconds, asks the scheduler for the worker's next chunk and answers.
+// (with the previous chunk's time), the master works claim_seconds, asks the
+// scheduler for the worker's next chunk and answers. The previous chunk's
+// results go first, to a sink on the master's host that takes them one at a
+// time (the worker's send ends when they are in): short requests go
+// eagerly, bulk results by rendezvous, as MPI moves them, and both share the
+// master's link.
 //
 // rma: a claim is one fetch-and-add at the window owner (rank 0's host):
 // the window actor there serialises them, atomic_seconds each, and the
@@ -100,13 +104,26 @@ struct world {
 constexpr double atomic_bytes = 8;  // rma: a fetch-and-add's operand, and its answer
 
 sg4::Mailbox* mailbox(const std::string& name) { return sg4::Mailbox::by_name(name); }
-// The calling actor's own mailbox, receiving eagerly: a message travels as
-// soon as it is sent, as over MPI, instead of waiting for the receiver's get
-// (which would make a master pay every request's latency in turn).
+// The calling actor's own mailbox, receiving eagerly: a request travels as
+// soon as it is sent, as MPI's eager protocol sends short messages, instead
+// of when the receiver takes it (which made a master pay every request's
+// latency in turn). Results are bulk data and go apart (results_actor).
 sg4::Mailbox* own_mailbox(const std::string& name) {
   sg4::Mailbox* box = mailbox(name);
   box->set_receiver(sg4::Actor::self());
   return box;
+}
+std::string results_box(int m) { return "results-" + std::to_string(m); }
+
+// Takes in the results workers send to master m, one message at a time, as
+// MPI's rendezvous protocol moves long messages: a worker's send ends when
+// its results are in (so a saturated master link holds workers up), and
+// they share that link with the requests. A daemon: it ends with the
+// simulation.
+void results_actor(int m) {
+  sg4::Actor::self()->daemonize();
+  sg4::Mailbox* box = mailbox(results_box(m));
+  for (;;) delete box->get<message>();
 }
 std::string worker_box(int k) { return "worker-" + std::to_string(k); }
 std::string master_box(int m) { return "master-" + std::to_string(m); }
@@ -120,14 +137,20 @@ int master_of(const world& w, int worker) {
 void worker_actor(world* w, int k) {
   sg4::Mailbox* mine = own_mailbox(worker_box(k));
   sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
+  sg4::Mailbox* results = mailbox(results_box(master_of(*w, k)));
   iter_t done = 0;
   double seconds = 0;
   for (;;) {
     auto* req = new message{message::request, k};
     req->done = done;
     req->seconds = seconds;
-    w->send(master, req, w->run.via == transport::rma ? atomic_bytes
-                                                      : w->run.request_bytes + w->run.result_bytes * static_cast<double>(done));
+    if (w->run.via != transport::rma && w->run.result_bytes > 0 && done > 0) {
+      // Like a blocking MPI_Send of a long message: done once the sink took it.
+      ++w->out.messages;
+      results->put(new message{message::request, k},
+                   static_cast<std::uint64_t>(w->run.result_bytes * static_cast<double>(done)));
+    }
+    w->send(master, req, w->run.via == transport::rma ? atomic_bytes : w->run.request_bytes);
     std::unique_ptr<message> ans(mine->get<message>());
     if (ans->c.size == 0) {
       if (!w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
@@ -330,13 +353,15 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   const int masters = run.via == transport::hier ? run.masters : 1;
   // SimGrid's default network model (LV08) multiplies every link's latency
   // by 13.01 and its bandwidth by 0.97, factors fitted to TCP over Ethernet
-  // in 2008; here a link is what --latency and --bandwidth say.
+  // in 2008, and adds TCP's reverse (acknowledgement) traffic; here a link is
+  // what --latency and --bandwidth say, and carries the messages only.
   char name[] = "selfsched-sim";
   char quiet[] = "--log=root.thres:critical";
   char latency_factor[] = "--cfg=network/latency-factor:1";
   char bandwidth_factor[] = "--cfg=network/bandwidth-factor:1";
-  char* argv[] = {name, quiet, latency_factor, bandwidth_factor, nullptr};
-  int argc = 4;
+  char crosstraffic[] = "--cfg=network/crosstraffic:0";
+  char* argv[] = {name, quiet, latency_factor, bandwidth_factor, crosstraffic, nullptr};
+  int argc = 5;
   sg4::Engine engine(&argc, argv);
   const hosts h = build_platform(engine, platform, run, masters);
   // From here the workers are the platform's, with their speeds.
@@ -397,6 +422,9 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
     sg4::Actor::create("loss-" + std::to_string(l.worker), master_hosts[0], loss_actor, &w,
                        workers[static_cast<std::size_t>(l.worker)], l.worker, l.at);
   }
+  if (run.via != transport::rma && run.result_bytes > 0)
+    for (int m = 0; m < masters; ++m)
+      sg4::Actor::create(results_box(m), master_hosts[static_cast<std::size_t>(m)], results_actor, m);
   if (run.via == transport::master) {
     sg4::Actor::create("master", master_hosts[0], master_actor, &w);
   } else if (run.via == transport::rma) {
