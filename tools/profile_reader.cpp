@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <utility>
 
 namespace selfsched::report {
@@ -56,6 +57,13 @@ class object_reader {
     if (field == nullptr) return fallback;
     if (!field->is_string()) throw bad_field{where(name) + "expected a string, got " + shown(*field)};
     return field->get<std::string>();
+  }
+
+  // The object `name`, nullptr when absent (always optional).
+  const json* object(const char* name) const {
+    const json* field = find(name, false);
+    if (field != nullptr && !field->is_object()) throw bad_field{where(name) + "expected an object, got " + shown(*field)};
+    return field;
   }
 
   // The array `name` (nullptr when absent and not required).
@@ -122,6 +130,7 @@ loop_record read_loop(const json& value, const std::string& path) {
   l.technique = r.text("technique", "?");
   l.n = r.integer("n", 0);
   l.p = r.integer("p", 1);
+  l.wall_begin_s = r.real("wall_begin_s", 0, /*signed_ok=*/false, /*required=*/false);
   l.makespan_s = r.real("makespan_s", 0);
   l.max_over_mean = r.real("imbalance_max_over_mean", 1);
   l.cov = r.real("imbalance_cov", 0);
@@ -156,6 +165,12 @@ std::optional<profile> parse_profile(const json& document, std::string& why) noe
     const object_reader r(document, "");
     profile p;
     p.powers_from = r.text("powers_from", "?", /*required=*/false);
+    if (const json* process = r.object("process")) {  // written since 2026-11-25
+      const object_reader who(*process, "process");
+      p.rank = who.integer("rank", -1, -1, /*required=*/false);
+      p.host = who.text("host", "", /*required=*/false);
+      p.pid = who.integer("pid", 0, 0, /*required=*/false);
+    }
     const json& sites = *r.array("sites");
     for (std::size_t i = 0; i < sites.size(); ++i) p.sites.push_back(read_site(sites[i], r.child("sites", i)));
     return p;
@@ -165,6 +180,93 @@ std::optional<profile> parse_profile(const json& document, std::string& why) noe
     why = e.what();
   }
   return std::nullopt;
+}
+
+namespace {
+
+// Makespan, imbalance and waits of a loop from its threads' busy times.
+void measure(loop_record& loop) {
+  if (loop.threads.empty()) return;
+  double sum = 0, max = 0, scheduling = 0;
+  for (const thread_record& t : loop.threads) sum += t.busy_s, max = std::max(max, t.busy_s), scheduling += t.scheduling_s;
+  const double mean = sum / static_cast<double>(loop.threads.size());
+  double squares = 0;
+  for (const thread_record& t : loop.threads) squares += (t.busy_s - mean) * (t.busy_s - mean);
+  loop.max_over_mean = mean > 0 ? max / mean : 1;
+  loop.cov = mean > 0 ? std::sqrt(squares / static_cast<double>(loop.threads.size())) / mean : 0;
+  loop.percent_imbalance = max > 0 ? 100 * (max - mean) / max : 0;
+  loop.scheduling_s = scheduling;
+  for (thread_record& t : loop.threads) t.wait_s = std::max(0.0, loop.makespan_s - t.busy_s - t.scheduling_s);
+}
+
+}  // namespace
+
+profile merge_profiles(const std::vector<profile>& profiles) {
+  profile merged;
+  if (profiles.empty()) return merged;
+  merged.powers_from = profiles.front().powers_from;
+  // Sites in order of first appearance; per site, instance -> the loops.
+  std::vector<std::string> order;
+  std::map<std::string, std::map<long long, std::vector<std::pair<long long, const loop_record*>>>> loops;
+  std::map<std::string, site_record> heads;
+  for (std::size_t k = 0; k < profiles.size(); ++k) {
+    const long long rank = profiles[k].rank >= 0 ? profiles[k].rank : static_cast<long long>(k);
+    for (const site_record& site : profiles[k].sites) {
+      if (!heads.count(site.site)) {
+        order.push_back(site.site);
+        heads[site.site] = site_record{site.site, site.function, 0, 0, {}};
+      }
+      site_record& head = heads[site.site];
+      head.instances = std::max(head.instances, site.instances);
+      head.mean_makespan_s = std::max(head.mean_makespan_s, site.mean_makespan_s);
+      for (const loop_record& loop : site.loops) loops[site.site][loop.instance].push_back({rank, &loop});
+    }
+  }
+  for (const std::string& name : order) {
+    site_record site = heads[name];
+    for (const auto& [instance, parts] : loops[name]) {
+      loop_record loop;
+      loop.instance = instance;
+      loop.technique = parts.front().second->technique;
+      loop.n = parts.front().second->n;
+      loop.p = 0;
+      loop.has_chunks = true;
+      bool timed = true;  // every part has a wall-clock start
+      double begin = 0;
+      for (const auto& [rank, part] : parts) {
+        timed = timed && part->wall_begin_s > 0;
+        begin = begin == 0 ? part->wall_begin_s : std::min(begin, part->wall_begin_s);
+      }
+      loop.wall_begin_s = timed ? begin : 0;
+      for (const auto& [rank, part] : parts) {
+        const double shift = timed ? part->wall_begin_s - begin : 0;
+        const long long first = static_cast<long long>(loop.threads.size());
+        loop.p += part->p;
+        loop.makespan_s = std::max(loop.makespan_s, shift + part->makespan_s);
+        for (const thread_record& t : part->threads) {
+          thread_record mine = t;
+          mine.rank = rank;
+          mine.rank_thread = t.thread;
+          mine.thread = static_cast<long long>(loop.threads.size());
+          loop.threads.push_back(mine);
+        }
+        loop.has_chunks = loop.has_chunks && part->has_chunks;
+        for (const chunk_record& c : part->chunks) {
+          chunk_record mine = c;
+          for (std::size_t i = static_cast<std::size_t>(first); i < loop.threads.size(); ++i)
+            if (loop.threads[i].rank_thread == c.thread) mine.thread = loop.threads[i].thread;
+          mine.begin_s += shift;
+          mine.end_s += shift;
+          loop.chunks.push_back(mine);
+        }
+      }
+      if (!loop.has_chunks) loop.chunks.clear();
+      measure(loop);
+      site.loops.push_back(std::move(loop));
+    }
+    merged.sites.push_back(std::move(site));
+  }
+  return merged;
 }
 
 }  // namespace selfsched::report

@@ -15,6 +15,7 @@ namespace selfsched::report {
 
 struct thread_record {
   long long thread = 0, cpu = -1;  // cpu -1: unknown
+  long long rank = -1, rank_thread = -1;  // merged profiles: its rank, and its number there
   double power = 1, mean_queue = 1;
   long long iterations = 0, chunks = 0;
   double busy_s = 0, scheduling_s = 0, wait_s = 0;  // wait may dip below 0 by clock skew
@@ -27,6 +28,7 @@ struct chunk_record {
 
 struct loop_record {
   long long instance = 0, n = 0, p = 1;
+  double wall_begin_s = 0;             // when it began, wall clock (0: not recorded)
   std::string technique;
   double makespan_s = 0, max_over_mean = 1, cov = 0, percent_imbalance = 0, scheduling_s = 0;
   std::vector<thread_record> threads;  // sorted by thread number
@@ -43,8 +45,18 @@ struct site_record {
 
 struct profile {
   std::string powers_from = "?";
+  long long rank = -1;  // the MPI rank that wrote it (-1: none, or not recorded)
+  std::string host;
+  long long pid = 0;
   std::vector<site_record> sites;
 };
+
+// The profiles of several processes (an MPI job's ranks) as one: per site
+// and instance number, one loop over all their threads (renumbered; `rank`
+// and `rank_thread` say whose), its chunks on one time line when the
+// profiles recorded wall-clock starts, makespan and imbalance over all.
+// A profile's rank is the one it recorded, else its place in the list.
+profile merge_profiles(const std::vector<profile>& profiles);
 
 // `document` as a profile, or nullopt and why: the first wrong field by its
 // path in the document ("sites[0].loops[2].n"), what it holds and what was

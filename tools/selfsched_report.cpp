@@ -45,7 +45,9 @@ using selfsched::tools::time_axis;
 
 constexpr const char* usage =
     "usage: selfsched-report [--loop SITE[#INSTANCE]]... [--all] [--out DIR] [--no-charts] [--help] [--version]\n"
-    "                        profile.json\n"
+    "                        profile.json [more.json ...]\n"
+    "  several profiles (the ranks of an MPI job: SELFSCHED_PROFILE=p.json writes p.rank<r>.json) are\n"
+    "  shown as one: each loop over every rank's threads (R<rank>.T<thread>), on one time line\n"
     "  --loop SITE[#K]  loops whose site (file:line) or function contains SITE: instance K, else the\n"
     "                   longest one (repeatable; default: the longest instance of every site)\n"
     "  --all            every instance kept in the profile\n"
@@ -59,9 +61,13 @@ constexpr const char* usage =
 
 // ------------------------------------------------------------ profile ----
 
+// "T3", or "R1.T0" for a thread of rank 1 in merged profiles.
+std::string thread_name(const thread_record& t) {
+  return t.rank >= 0 ? "R" + std::to_string(t.rank) + ".T" + std::to_string(t.rank_thread) : "T" + std::to_string(t.thread);
+}
+
 std::string row_label(const thread_record& t) {
-  return "T" + std::to_string(t.thread) + " cpu" + std::to_string(t.cpu) + " VP " + number(t.power) + " Q " +
-         number(t.mean_queue, 1);
+  return thread_name(t) + " cpu" + std::to_string(t.cpu) + " VP " + number(t.power) + " Q " + number(t.mean_queue, 1);
 }
 
 // Charts name the site by file name and line only: directories make titles long.
@@ -163,11 +169,11 @@ void print_loop(const loop_record& loop) {
               "scheduling %.6f s\n",
               loop.instance, loop.technique.c_str(), loop.n, loop.p, loop.makespan_s, loop.max_over_mean, loop.cov,
               loop.percent_imbalance, loop.scheduling_s);
-  std::printf("  %6s %4s %6s %6s %12s %7s %10s %10s %10s\n", "thread", "cpu", "power", "mean Q", "iterations",
+  std::printf("  %7s %4s %6s %6s %12s %7s %10s %10s %10s\n", "thread", "cpu", "power", "mean Q", "iterations",
               "chunks", "busy s", "sched s", "wait s");
   for (const thread_record& t : loop.threads)
-    std::printf("  %6lld %4lld %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f\n", t.thread, t.cpu, t.power,
-                t.mean_queue, t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
+    std::printf("  %7s %4lld %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f\n", thread_name(t).c_str(), t.cpu,
+                t.power, t.mean_queue, t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
 }
 
 struct selection {
@@ -180,7 +186,8 @@ struct selection {
 static int report(int argc, char** argv) {
   std::vector<selection> wanted;
   bool all = false, charts = true;
-  std::string profile_path, out_dir;
+  std::vector<std::string> profile_paths;
+  std::string out_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string_view option = argv[i];
     const auto value = [&]() -> std::string {
@@ -205,22 +212,38 @@ static int report(int argc, char** argv) {
     else if (option == "--version") return std::cout << "selfsched-report " SELFSCHED_VERSION "\n", 0;
     else if (!option.empty() && option[0] == '-')
       fail("unknown option '" + std::string(option) + "'; valid: --loop, --all, --out, --no-charts, --help, --version");
-    else if (profile_path.empty()) profile_path = option;
-    else fail("one profile at a time; got '" + profile_path + "' and '" + std::string(option) + "'");
+    else profile_paths.emplace_back(option);
   }
-  if (profile_path.empty()) fail(std::string("no profile given\n") + usage);
+  if (profile_paths.empty()) fail(std::string("no profile given\n") + usage);
 
-  std::string why;
-  const std::optional<nlohmann::json> document = selfsched::omp::read_json_file(profile_path, why);
-  if (!document) fail(why + "; expected a profile written with SELFSCHED_PROFILE=path");
-  const std::optional<selfsched::report::profile> profile = selfsched::report::parse_profile(*document, why);
-  if (!profile) fail(profile_path + " is not a selfsched profile: " + why);
+  std::vector<selfsched::report::profile> profiles;
+  for (const std::string& path : profile_paths) {
+    std::string why;
+    const std::optional<nlohmann::json> document = selfsched::omp::read_json_file(path, why);
+    if (!document) fail(why + "; expected a profile written with SELFSCHED_PROFILE=path");
+    std::optional<selfsched::report::profile> read = selfsched::report::parse_profile(*document, why);
+    if (!read) fail(path + " is not a selfsched profile: " + why);
+    profiles.push_back(std::move(*read));
+  }
+  const std::optional<selfsched::report::profile> profile =
+      profiles.size() == 1 ? std::move(profiles.front()) : selfsched::report::merge_profiles(profiles);
   if (out_dir.empty()) {
-    std::filesystem::path p(profile_path);
-    out_dir = (p.parent_path() / (p.stem().string() + "-charts")).string();
+    std::filesystem::path p(profile_paths.front());
+    out_dir = (p.parent_path() / (p.stem().string() + (profiles.size() > 1 ? "-merged" : "") + "-charts")).string();
   }
 
-  std::printf("%s: VP from %s\n", profile_path.c_str(), profile->powers_from.c_str());
+  for (std::size_t k = 0; k < profile_paths.size(); ++k) {
+    const selfsched::report::profile& one = profiles.size() == 1 ? *profile : profiles[k];
+    std::printf("%s: VP from %s", profile_paths[k].c_str(), one.powers_from.c_str());
+    if (profiles.size() > 1)
+      std::printf(", rank %lld%s%s", one.rank >= 0 ? one.rank : static_cast<long long>(k),
+                  one.rank >= 0 ? "" : " (its place: the profile names none)",
+                  one.host.empty() ? "" : (", host " + one.host + ", pid " + std::to_string(one.pid)).c_str());
+    std::printf("\n");
+  }
+  if (profiles.size() > 1)
+    std::printf("merged: each loop over every rank's threads (R<rank>.T<thread>); waits include waiting for other "
+                "ranks\n");
   int shown = 0;
   for (const site_record& site : profile->sites) {
     const std::vector<loop_record>& loops = site.loops;

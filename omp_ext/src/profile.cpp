@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -104,14 +105,14 @@ void write_at_exit() {
 
 }  // namespace
 
-std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid) {
-  // The rank as MPI launchers publish it to each process they start.
-  const char* rank = nullptr;
+const char* launcher_rank(const char* (*env)(const char*)) {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* v = env(name); v != nullptr && *v != '\0') {
-      rank = v;
-      break;
-    }
+    if (const char* v = env(name); v != nullptr && *v != '\0') return v;
+  return nullptr;
+}
+
+std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid) {
+  const char* rank = launcher_rank(env);
   long ranks = -1;  // unknown
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
     if (const char* v = env(name); v != nullptr && *v != '\0') {
@@ -230,6 +231,33 @@ void profile_end(loop_instance_profile* record) {
   if (site.kept.size() < kept_instances_per_site) site.kept.push_back(std::move(owned));
 }
 
+namespace {
+
+// Which process wrote the profile: selfsched-report lines up the profiles
+// of an MPI job's ranks by it.
+nlohmann::json this_process() {
+  const char* rank = launcher_rank([](const char* name) -> const char* { return std::getenv(name); });
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return {{"rank", rank != nullptr ? std::strtol(rank, nullptr, 10) : -1L},
+          {"host", host},
+          {"pid", static_cast<long>(getpid())}};
+}
+
+// A monotonic-clock time (now_ns) as seconds of the wall clock, so that the
+// loops of processes on one machine (or on hosts whose clocks agree) can be
+// put on one time line.
+double wall_seconds(std::int64_t monotonic_ns) {
+  timespec wall{}, mono{};
+  clock_gettime(CLOCK_REALTIME, &wall);
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  const double offset = (static_cast<double>(wall.tv_sec) - static_cast<double>(mono.tv_sec)) +
+                        (static_cast<double>(wall.tv_nsec) - static_cast<double>(mono.tv_nsec)) * 1e-9;
+  return static_cast<double>(monotonic_ns) * 1e-9 + offset;
+}
+
+}  // namespace
+
 bool write_profile(const char* path, std::string* why) {
   using nlohmann::json;
   json sites = json::array();
@@ -255,6 +283,7 @@ bool write_profile(const char* path, std::string* why) {
                                 // by nanoseconds, which must not show as negative waiting.
                                 {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns) * 1e-9)}});
         json loop = {{"instance", r->instance}, {"technique", r->technique}, {"n", r->n}, {"p", r->p},
+                     {"wall_begin_s", wall_seconds(begin)},
                      {"makespan_s", b.makespan_s}, {"mean_busy_s", b.mean_busy_s}, {"max_busy_s", b.max_busy_s},
                      {"imbalance_max_over_mean", b.max_over_mean}, {"imbalance_cov", b.cov},
                      {"imbalance_percent", b.percent_imbalance}, {"scheduling_overhead_s", b.scheduling_s},
@@ -276,7 +305,10 @@ bool write_profile(const char* path, std::string* why) {
   // Never let a profile take the program down: bad bytes in a source string
   // are replaced, and any other failure is reported by the caller.
   try {
-    const json profile{{"selfsched_profile", 1}, {"powers_from", powers_source()}, {"sites", std::move(sites)}};
+    const json profile{{"selfsched_profile", 1},
+                       {"powers_from", powers_source()},
+                       {"process", this_process()},
+                       {"sites", std::move(sites)}};
     const std::string text = profile.dump(1, ' ', false, json::error_handler_t::replace) + '\n';
     // A regular file is replaced whole (written aside, then renamed): processes
     // that share the path (a program and the children it starts, each with

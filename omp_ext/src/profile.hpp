@@ -87,5 +87,8 @@ bool write_profile(const char* path, std::string* why = nullptr);
 // launcher with several ranks and neither %p nor %r, ".rank<r>" goes before
 // the extension. `env` is getenv (a parameter for the tests).
 std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid);
+// The MPI rank a launcher gave this process (OMPI_COMM_WORLD_RANK, PMIX_RANK,
+// PMI_RANK, SLURM_PROCID), or nullptr.
+const char* launcher_rank(const char* (*env)(const char*));
 
 }  // namespace selfsched::omp
