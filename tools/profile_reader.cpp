@@ -105,6 +105,7 @@ thread_record read_thread(const json& value, const std::string& path) {
   t.chunks = r.integer("chunks", 0);
   t.busy_s = r.real("busy_s", 0);
   t.scheduling_s = r.real("scheduling_s", 0);
+  t.ranks_wait_s = r.real("ranks_wait_s", 0, /*signed_ok=*/false, /*required=*/false);
   t.wait_s = r.real("wait_s", 0, /*signed_ok=*/true);
   return t;
 }
@@ -196,7 +197,8 @@ void measure(loop_record& loop) {
   loop.cov = mean > 0 ? std::sqrt(squares / static_cast<double>(loop.threads.size())) / mean : 0;
   loop.percent_imbalance = max > 0 ? 100 * (max - mean) / max : 0;
   loop.scheduling_s = scheduling;
-  for (thread_record& t : loop.threads) t.wait_s = std::max(0.0, loop.makespan_s - t.busy_s - t.scheduling_s);
+  for (thread_record& t : loop.threads)
+    t.wait_s = std::max(0.0, loop.makespan_s - t.busy_s - t.scheduling_s - t.ranks_wait_s);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ struct thread_record {
   double power = 1, mean_queue = 1;
   long long iterations = 0, chunks = 0;
   double busy_s = 0, scheduling_s = 0, wait_s = 0;  // wait may dip below 0 by clock skew
+  double ranks_wait_s = 0;  // MPI regions: in claims, waiting for outer chunks (other ranks)
 };
 
 struct chunk_record {

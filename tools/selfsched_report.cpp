@@ -120,11 +120,13 @@ bool gantt_chart(const site_record& site, const loop_record& loop, const std::fi
   return chart.save(path);
 }
 
-// Busy, scheduling and wait time of each thread, stacked, over the makespan.
+// Busy, scheduling, waiting for other ranks (MPI regions) and wait time of
+// each thread, stacked, over the makespan.
 bool busy_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path) {
   const std::vector<thread_record>& threads = loop.threads;
   double span = loop.makespan_s;
-  for (const thread_record& t : threads) span = std::max(span, t.busy_s + t.scheduling_s + std::max(0.0, t.wait_s));
+  for (const thread_record& t : threads)
+    span = std::max(span, t.busy_s + t.scheduling_s + t.ranks_wait_s + std::max(0.0, t.wait_s));
   if (span <= 0) span = 1e-9;
   const double plot_bottom = top_margin + static_cast<double>(threads.size()) * (row_height + row_gap);
   svg chart(chart_width, plot_bottom + 50);
@@ -133,8 +135,8 @@ bool busy_chart(const site_record& site, const loop_record& loop, const std::fil
   const struct {
     const char* name;
     const char* colour;
-  } parts[] = {{"busy", "#3b6fb6"}, {"scheduling", "#e08a2c"}, {"wait", "#c9c9c9"}};
-  for (int i = 0; i < 3; ++i) {
+  } parts[] = {{"busy", "#3b6fb6"}, {"scheduling", "#e08a2c"}, {"other ranks", "#8c6bb1"}, {"wait", "#c9c9c9"}};
+  for (int i = 0; i < 4; ++i) {
     const double x = left_margin + 150.0 * i;
     chart.rect(x, 32, 12, 12, parts[i].colour);
     chart.text(x + 17, 42, parts[i].name, "start", 11);
@@ -143,9 +145,9 @@ bool busy_chart(const site_record& site, const loop_record& loop, const std::fil
     const thread_record& t = threads[i];
     const double y = top_margin + static_cast<double>(i) * (row_height + row_gap);
     chart.text(left_margin - 8, y + row_height * 0.65, row_label(t), "end", 11);
-    const double lengths[] = {t.busy_s, t.scheduling_s, std::max(0.0, t.wait_s)};
+    const double lengths[] = {t.busy_s, t.scheduling_s, t.ranks_wait_s, std::max(0.0, t.wait_s)};
     double x = left_margin;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       const double w = lengths[k] * scale;
       chart.rect(x, y, w, row_height, parts[k].colour, parts[k].name,
                  "thread " + std::to_string(t.thread) + " " + parts[k].name + ": " + number(lengths[k], 6) + " s");
@@ -169,11 +171,16 @@ void print_loop(const loop_record& loop) {
               "scheduling %.6f s\n",
               loop.instance, loop.technique.c_str(), loop.n, loop.p, loop.makespan_s, loop.max_over_mean, loop.cov,
               loop.percent_imbalance, loop.scheduling_s);
-  std::printf("  %7s %4s %6s %6s %12s %7s %10s %10s %10s\n", "thread", "cpu", "power", "mean Q", "iterations",
-              "chunks", "busy s", "sched s", "wait s");
-  for (const thread_record& t : loop.threads)
-    std::printf("  %7s %4lld %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f\n", thread_name(t).c_str(), t.cpu,
-                t.power, t.mean_queue, t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
+  // MPI regions: time in claims spent waiting for other ranks, a column of its own.
+  const bool ranks = std::any_of(loop.threads.begin(), loop.threads.end(), [](auto& t) { return t.ranks_wait_s > 0; });
+  std::printf("  %7s %4s %6s %6s %12s %7s %10s %10s %10s%s\n", "thread", "cpu", "power", "mean Q", "iterations",
+              "chunks", "busy s", "sched s", "wait s", ranks ? "    ranks s" : "");
+  for (const thread_record& t : loop.threads) {
+    std::printf("  %7s %4lld %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f", thread_name(t).c_str(), t.cpu, t.power,
+                t.mean_queue, t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
+    if (ranks) std::printf(" %10.6f", t.ranks_wait_s);
+    std::printf("\n");
+  }
 }
 
 struct selection {
@@ -242,8 +249,8 @@ static int report(int argc, char** argv) {
     std::printf("\n");
   }
   if (profiles.size() > 1)
-    std::printf("merged: each loop over every rank's threads (R<rank>.T<thread>); waits include waiting for other "
-                "ranks\n");
+    std::printf("merged: each loop over every rank's threads (R<rank>.T<thread>); 'ranks s': claims waiting for "
+                "other ranks\n");
   int shown = 0;
   for (const site_record& site : profile->sites) {
     const std::vector<loop_record>& loops = site.loops;

@@ -115,8 +115,9 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
 }
 
 // Under serial_lock: the next chunk of an outer_source-fed loop; size < 0
-// when the source asks the caller to come back (outer_pending).
-chunk claim_from_outer(loop_slot& slot, int thread, double queue) {
+// when the source asks the caller to come back (outer_pending). With a
+// profile, `waited` gains the time next_outer() took (other ranks).
+chunk claim_from_outer(loop_slot& slot, int thread, double queue, std::int64_t& waited) {
   for (;;) {
     const chunk c = slot.outer_dropped ? chunk{0, 0} : slot.serial->next(thread, queue);
     if (c.size > 0) {
@@ -125,7 +126,9 @@ chunk claim_from_outer(loop_slot& slot, int thread, double queue) {
       continue;
     }
     if (slot.outer_done) return {slot.n, 0};
+    const std::int64_t from = slot.profile ? now_ns() : 0;
     const chunk outer = slot.outer->next_outer();
+    if (slot.profile) waited += now_ns() - from;
     if (outer.size < 0) return outer_pending;
     if (outer.size == 0) return slot.outer_done = true, chunk{slot.n, 0};
     slot.outer_start = outer.start;
@@ -275,24 +278,32 @@ chunk claim_next_chunk_slow(membership& m) {
   // Q_k (runqueue.hpp): a cached value, refreshed at most every few ms.
   const double queue = slot.profile || slot.uses_queue ? run_queue_length(asked) : 1.0;
   chunk c;
+  std::int64_t ranks_wait = 0;  // profile: this claim waiting for outer chunks (other ranks)
   if (slot.plan) {
     c = slot.plan->at(slot.next_step.fetch_add(1, std::memory_order_relaxed), cursor.plan_hint);
   } else {
+    // In an MPI-shared loop the lock is held while a thread fetches the next
+    // outer chunk: waiting for it is waiting for other ranks too.
+    const bool timed = slot.profile && slot.outer;
+    const std::int64_t before_lock = timed ? now_ns() : 0;
     slot.serial_lock.lock();
+    if (timed) ranks_wait += now_ns() - before_lock;
     if (slot.adaptive && cursor.running_size > 0)
       slot.serial->record(m.thread_num, cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
-    c = slot.outer ? claim_from_outer(slot, m.thread_num, queue) : slot.serial->next(m.thread_num, queue);
+    c = slot.outer ? claim_from_outer(slot, m.thread_num, queue, ranks_wait) : slot.serial->next(m.thread_num, queue);
     slot.serial_lock.unlock();
     while (c.size < 0) {  // the outer source wants another thread to fetch the chunk
+      const std::int64_t from = slot.profile ? now_ns() : 0;
       sched_yield();
       slot.serial_lock.lock();
-      c = claim_from_outer(slot, m.thread_num, queue);
+      if (slot.profile) ranks_wait += now_ns() - from;
+      c = claim_from_outer(slot, m.thread_num, queue, ranks_wait);
       slot.serial_lock.unlock();
     }
     cursor.running_size = c.size;
     cursor.running_since = asked;
   }
-  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c, queue);
+  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c, queue, ranks_wait);
   if (c.size == 0) leave_loop(m, asked);
   return c;
 }

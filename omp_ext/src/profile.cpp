@@ -191,14 +191,16 @@ void probe_enter(thread_probe& probe, int thread) {
   probe.chunks.clear();
 }
 
-void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue) {
+void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue,
+                 std::int64_t ranks_wait_ns) {
   thread_share& s = probe.share;
   s.queue_sum += queue;
   ++s.requests;
   if (s.first_ns == 0) s.first_ns = asked_ns;
   else s.busy_ns += asked_ns - probe.handed_ns;  // the previous chunk ran until we asked again
   if (probe.open_event != SIZE_MAX) probe.chunks[probe.open_event].end_ns = asked_ns;
-  s.scheduling_ns += got_ns - asked_ns;
+  s.scheduling_ns += got_ns - asked_ns - ranks_wait_ns;
+  s.ranks_wait_ns += ranks_wait_ns;
   probe.handed_ns = got_ns;
   probe.open_event = SIZE_MAX;
   if (c.size == 0) return;
@@ -279,9 +281,11 @@ bool write_profile(const char* path, std::string* why) {
                                 {"mean_queue", t.requests > 0 ? t.queue_sum / static_cast<double>(t.requests) : 1.0},
                                 {"iterations", t.iterations}, {"chunks", t.chunks},
                                 {"busy_s", t.busy_ns * 1e-9}, {"scheduling_s", t.scheduling_ns * 1e-9},
+                                {"ranks_wait_s", t.ranks_wait_ns * 1e-9},
                                 // The rest of the makespan; the threads' clocks may disagree
                                 // by nanoseconds, which must not show as negative waiting.
-                                {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns) * 1e-9)}});
+                                {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns +
+                                                                         t.ranks_wait_ns) * 1e-9)}});
         json loop = {{"instance", r->instance}, {"technique", r->technique}, {"n", r->n}, {"p", r->p},
                      {"wall_begin_s", wall_seconds(begin)},
                      {"makespan_s", b.makespan_s}, {"mean_busy_s", b.mean_busy_s}, {"max_busy_s", b.max_busy_s},

@@ -30,7 +30,8 @@ struct thread_share {
   iter_t iterations = 0;
   iter_t chunks = 0;
   std::int64_t busy_ns = 0;       // running chunks
-  std::int64_t scheduling_ns = 0; // inside claim_next_chunk
+  std::int64_t scheduling_ns = 0; // inside claim_next_chunk, less ...
+  std::int64_t ranks_wait_ns = 0; // ... waiting there for outer chunks (MPI regions: other ranks)
   std::int64_t first_ns = 0;      // entered the loop
   std::int64_t last_ns = 0;       // found it exhausted
 };
@@ -71,7 +72,8 @@ loop_instance_profile* profile_begin(loop_site site, const std::string& techniqu
 void probe_enter(thread_probe& probe, int thread);
 // A request at `asked_ns` by a thread whose run queue was `queue`, answered
 // with chunk c at `got_ns`.
-void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue);
+void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue,
+                 std::int64_t ranks_wait_ns = 0);
 // The thread found the loop exhausted at `now`: its share joins the record.
 void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_t now);
 // The last thread out hands the complete record to the profile.
