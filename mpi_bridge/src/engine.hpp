@@ -69,6 +69,9 @@ struct client_loop {
   MPI_Request request_handle = MPI_REQUEST_NULL, reply_handle = MPI_REQUEST_NULL;
 };
 
+// "single", "funneled", "serialized", "multiple".
+const char* thread_level_name(int level);
+
 class engine final : public omp::outer_source, public server_host {
  public:
   engine(MPI_Comm comm, options opts);  // collective

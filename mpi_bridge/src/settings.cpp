@@ -98,6 +98,8 @@ void display_settings() {
   std::fprintf(stderr, "SELFSCHED MPI DISPLAY ENVIRONMENT END\n\n");
 }
 
+std::string parse_transport(std::string_view name, transport_kind& out) { return parse_choice(name, out, transports); }
+
 std::string parse_pool_strategy(std::string_view name, pool_strategy& out) {
   return parse_choice(name, out, strategies);
 }

@@ -34,6 +34,8 @@ const settings& current_settings(bool report);
 void display_settings();
 
 const char* transport_name(transport_kind t);
+// A transport by name: "" or "valid: master, rma, hier".
+std::string parse_transport(std::string_view name, transport_kind& out);
 
 // A task pool strategy by name: "" or "valid: ...".
 std::string parse_pool_strategy(std::string_view name, pool_strategy& out);

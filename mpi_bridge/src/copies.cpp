@@ -1,0 +1,77 @@
+// Resilience (SELFSCHED_MPI_RESILIENCE=duplicate; rDLB, Mohammed, Cavelan and
+// Ciorba): a rank reports each outer chunk it has handed out entirely, and
+// drops the rest of a chunk whose copy finished elsewhere. The master's side
+// is in server.cpp, the settling of copies after the loop in movement.cpp.
+#include "engine.hpp"
+
+namespace selfsched::mpi::detail {
+
+// The threads have taken all of `current` (they finish it within an inner
+// chunk): the master may tell the other holders of a copy to drop theirs.
+void engine::report_finished(client_loop& loop) {
+  if (loop.current_reported || loop.current.size == 0) return;
+  loop.current_reported = true;
+  unsent_reports_.push_back({static_cast<std::int64_t>(loop.index), loop.current.start, loop.current.size});
+}
+
+void engine::exchange_reports() {
+  for (const auto& report : unsent_reports_) {
+    if (parent_ == rank_) {
+      server_->finished(rank_, static_cast<std::uint64_t>(report[0]), {report[1], report[2]});
+      continue;
+    }
+    // Synchronous: once it completes the master has it, so every report of
+    // a loop is in before the checkpoint that ends the loop (checkpoint()).
+    auto& sent = sent_reports_.emplace_back(report, MPI_REQUEST_NULL);
+    MPI_Issend(sent.first.data(), chunk_note_length, MPI_INT64_T, parent_, tag_finished, comm_, &sent.second);
+  }
+  unsent_reports_.clear();
+  std::erase_if(sent_reports_, [](auto& sent) {
+    int done = 0;
+    MPI_Test(&sent.second, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  if (parent_ == rank_) return;  // our own server cancels through cancel()
+  for (;;) {
+    int arrived = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    MPI_Improbe(parent_, tag_cancel, comm_, &arrived, &handle, &status);
+    if (!arrived) return;
+    int count = 0;
+    MPI_Get_count(&status, MPI_INT64_T, &count);
+    std::int64_t note[chunk_note_length];
+    if (count != chunk_note_length) fatal("malformed cancel from rank " + std::to_string(parent_));
+    MPI_Mrecv(note, count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+    cancel(static_cast<std::uint64_t>(note[0]), {note[1], note[2]});
+  }
+}
+
+// Another rank finished its copy of c first.
+void engine::cancel(std::uint64_t index, chunk c) {
+  client_loop* loop = find(index);
+  if (loop == nullptr || loop->ended) return;
+  if (loop->current.start == c.start && loop->current.size == c.size) {
+    if (!loop->current_reported) loop->drop_current = true;  // else it is handed out: runs to its end
+  } else if (loop->has_next && loop->next.start == c.start) {
+    loop->has_next = false;  // not started: the next claim asks again
+  } else if (loop->asked) {
+    loop->cancelled.push_back(c.start);  // its reply may still be on the way
+  }
+}
+
+// The rest of the current chunk is not handed out; the inner chunks already
+// taken finish, but the chunk is not this rank's: its rows come from the
+// copy that finished.
+bool engine::drop_if_cancelled(client_loop& loop) {
+  if (!loop.drop_current) return false;
+  loop.drop_current = false;
+  loop.current_reported = true;
+  if (!loop.own.empty() && loop.own.back().start == loop.current.start) loop.own.pop_back();
+  iterations_ -= loop.current.size;
+  --outer_chunks_;
+  ++dropped_;
+  loop.current = {};
+  return true;
+}
+}  // namespace selfsched::mpi::detail
