@@ -53,6 +53,10 @@ const char* const usage =
     "  --flops F             flop/s of a speed-1 host (default 1e9)\n"
     "  --latency TIME        per link (default 2us)\n"
     "  --bandwidth B         bytes/s per link (default 1.25e9)\n"
+    "  --threads T           threads per worker: a rank whose threads split its outer\n"
+    "                        chunks by --inner, asking for the next at 15% left (default 1)\n"
+    "  --inner T             the threads' technique (default fss)\n"
+    "  --inner-claim TIME    a thread's claim of an inner chunk (default 100ns)\n"
     "  --claim TIME          a master's work per request (default 1us)\n"
     "  --atomic TIME         rma: the window owner's time per fetch-and-add (default 200ns)\n"
     "  --result-bytes B      bytes of results per iteration, sent to the master (default 0)\n"
@@ -225,7 +229,7 @@ double number_of(const std::string& text, const std::string& what) {
 int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
-              atomic = "200ns";
+              atomic = "200ns", threads = "1", inner = "fss", inner_claim = "100ns";
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
@@ -263,6 +267,9 @@ int main(int argc, char** argv) {
     else if (option == "--bandwidth") target = &bandwidth;
     else if (option == "--claim") target = &claim;
     else if (option == "--atomic") target = &atomic;
+    else if (option == "--threads") target = &threads;
+    else if (option == "--inner") target = &inner;
+    else if (option == "--inner-claim") target = &inner_claim;
     else if (option == "--result-bytes") target = &result_bytes;
     else if (option == "--json") target = &json_path;
     else if (option == "--chart") target = &chart_path;
@@ -300,6 +307,9 @@ int main(int argc, char** argv) {
     }
     run.claim_seconds = ss::parse_seconds(claim, "--claim");
     run.atomic_seconds = ss::parse_seconds(atomic, "--atomic");
+    run.threads = static_cast<int>(count_of(threads, "--threads", 1));
+    run.inner_technique = inner;
+    run.inner_claim_seconds = ss::parse_seconds(inner_claim, "--inner-claim");
     run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
     run.record_chunks = print_chunks || !gantt_path.empty();
 

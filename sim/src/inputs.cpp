@@ -227,6 +227,13 @@ void validate(const platform_spec& platform, const run_spec& run) {
   if (run.via == transport::hier && (run.masters < 1 || (!from_file && run.masters > platform.workers)))
     throw sim_error("masters " + std::to_string(run.masters) + " must be in [1, workers = " +
                     std::to_string(platform.workers) + "]");
+  if (run.threads < 1 || run.threads > 1024)
+    throw sim_error("threads " + std::to_string(run.threads) + " must be in [1, 1024]");
+  if (const parse_result inner = parse_schedule(run.inner_technique); !inner.ok())
+    throw sim_error("inner technique: " + inner.error);
+  if (run.threads > 1 && !platform.losses.empty())
+    throw sim_error("a lost worker needs workers of one thread (--threads 1)");
+  if (!(run.inner_claim_seconds >= 0)) throw sim_error("the inner claim time must be >= 0");
   if (run.via == transport::rma && !is_fixed(parsed.spec))
     throw sim_error("rma needs a fixed technique (chunks that depend on n and the worker count only); '" +
                     run.technique + "' is not: use master or hier");

@@ -134,41 +134,132 @@ int master_of(const world& w, int worker) {
   return worker / per;
 }
 
-void worker_actor(world* w, int k) {
+// Worker k's next chunk (size 0: none left), after the previous one of
+// `done` iterations that took `seconds`: its results, then the request.
+chunk ask_for_chunk(world* w, int k, iter_t done, double seconds) {
   sg4::Mailbox* mine = own_mailbox(worker_box(k));
   sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
-  sg4::Mailbox* results = mailbox(results_box(master_of(*w, k)));
+  auto* req = new message{message::request, k};
+  req->done = done;
+  req->seconds = seconds;
+  if (w->run.via != transport::rma && w->run.result_bytes > 0 && done > 0) {
+    // Like a blocking MPI_Send of a long message: done once the sink took it.
+    ++w->out.messages;
+    mailbox(results_box(master_of(*w, k)))
+        ->put(new message{message::request, k}, static_cast<std::uint64_t>(w->run.result_bytes * static_cast<double>(done)));
+  }
+  w->send(master, req, w->run.via == transport::rma ? atomic_bytes : w->run.request_bytes);
+  std::unique_ptr<message> ans(mine->get<message>());
+  if (ans->c.size == 0 && !w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
+  return ans->c;
+}
+
+void log_chunk(world* w, chunk c, int k, double begin, double end) {
+  if (!w->run.record_chunks) return;
+  chunk_record& r = w->out.chunk_log[w->logged_at.at(c.start)];
+  r.ran_on = k;
+  r.begin = begin;
+  r.end = end;
+}
+
+// A worker of one thread: asks, computes, asks again.
+void worker_actor(world* w, int k) {
   iter_t done = 0;
   double seconds = 0;
   for (;;) {
-    auto* req = new message{message::request, k};
-    req->done = done;
-    req->seconds = seconds;
-    if (w->run.via != transport::rma && w->run.result_bytes > 0 && done > 0) {
-      // Like a blocking MPI_Send of a long message: done once the sink took it.
-      ++w->out.messages;
-      results->put(new message{message::request, k},
-                   static_cast<std::uint64_t>(w->run.result_bytes * static_cast<double>(done)));
-    }
-    w->send(master, req, w->run.via == transport::rma ? atomic_bytes : w->run.request_bytes);
-    std::unique_ptr<message> ans(mine->get<message>());
-    if (ans->c.size == 0) {
-      if (!w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
-      break;
-    }
+    const chunk c = ask_for_chunk(w, k, done, seconds);
+    if (c.size == 0) break;
     const double begin = sg4::Engine::get_clock();
-    sg4::this_actor::execute(w->work(ans->c) * w->platform.flops);
+    sg4::this_actor::execute(w->work(c) * w->platform.flops);
     const double end = sg4::Engine::get_clock();
-    done = ans->c.size;
+    done = c.size;
     seconds = end - begin;
     w->out.busy[static_cast<std::size_t>(k)] += seconds;
     w->out.makespan = std::max(w->out.makespan, end);
-    if (w->run.record_chunks) {
-      chunk_record& r = w->out.chunk_log[w->logged_at.at(ans->c.start)];
-      r.ran_on = k;
-      r.begin = begin;
-      r.end = end;
+    log_chunk(w, c, k, begin, end);
+  }
+}
+
+// A worker of several threads (a rank and its team, the runtime's two
+// levels): the rank asks for outer chunks, its threads split each with the
+// inner technique, paying inner_claim_seconds a claim on their own core,
+// and the rank asks for the next outer chunk once 15% of the current one
+// is left (SELFSCHED_MPI_PREFETCH's default), so that it comes while the
+// threads finish this one.
+struct team {
+  int rank = 0;
+  std::deque<chunk> outer;              // outer chunks received, not started
+  chunk current{};                      // the one being split
+  std::unique_ptr<scheduler> inner;     // its split among the threads
+  double current_begin = 0, current_end = 0;
+  bool want = true, done = false;       // the rank should ask; no outer chunk is left
+  int running = 0;                      // threads still working
+  sg4::MutexPtr lock = sg4::Mutex::create();
+  sg4::ConditionVariablePtr changed = sg4::ConditionVariable::create();
+};
+
+constexpr double prefetch_fraction = 0.15;
+
+void team_rank_actor(world* w, team* t) {
+  iter_t done = 0;
+  double seconds = 0;
+  std::unique_lock guard(*t->lock);
+  for (;;) {
+    t->changed->wait(guard, [&] { return t->want; });
+    guard.unlock();
+    const chunk c = ask_for_chunk(w, t->rank, done, seconds);
+    guard.lock();
+    t->want = false;
+    if (c.size == 0) t->done = true;
+    else t->outer.push_back(c);
+    t->changed->notify_all();
+    if (c.size == 0) return;
+    done = t->current.size, seconds = t->current_end - t->current_begin;  // the last outer chunk split
+  }
+}
+
+void team_thread_actor(world* w, team* t, int thread) {
+  const parse_result inner = parse_schedule(w->run.inner_technique);
+  std::unique_lock guard(*t->lock);
+  for (;;) {
+    chunk c{0, 0};
+    while (c.size == 0) {
+      if (t->inner) c = t->inner->next(thread);
+      if (c.size > 0) break;
+      if (!t->outer.empty()) {  // the next outer chunk: split it
+        if (t->current.size > 0) log_chunk(w, t->current, t->rank, t->current_begin, t->current_end);
+        t->current = t->outer.front();
+        t->outer.pop_front();
+        t->current_begin = t->current_end = sg4::Engine::get_clock();
+        loop_params lp;
+        lp.n = t->current.size;
+        lp.p = w->run.threads;
+        apply_chunk(inner.spec, lp);
+        t->inner = std::make_unique<scheduler>(inner.spec, lp);
+        continue;
+      }
+      if (t->done) {
+        if (--t->running == 0 && t->current.size > 0)
+          log_chunk(w, t->current, t->rank, t->current_begin, t->current_end);
+        return;
+      }
+      if (!t->want) t->want = true, t->changed->notify_all();
+      t->changed->wait(guard);
     }
+    const iter_t left = t->inner->remaining();
+    if (!t->want && !t->done && t->outer.empty() &&
+        static_cast<double>(left) <= prefetch_fraction * static_cast<double>(t->current.size))
+      t->want = true, t->changed->notify_all();
+    const chunk outer = t->current;
+    guard.unlock();
+    sg4::this_actor::execute(w->run.inner_claim_seconds * w->platform.flops);
+    const double begin = sg4::Engine::get_clock();
+    sg4::this_actor::execute(w->work({outer.start + c.start, c.size}) * w->platform.flops);
+    const double end = sg4::Engine::get_clock();
+    guard.lock();
+    w->out.busy[static_cast<std::size_t>(t->rank)] += end - begin;
+    w->out.makespan = std::max(w->out.makespan, end);
+    if (outer.start == t->current.start) t->current_end = std::max(t->current_end, end);
   }
 }
 
@@ -332,8 +423,8 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
     return h;
   }
   sg4::NetZone* zone = sg4::create_star_zone("platform");
-  const auto add_host = [&](const std::string& host_name, double speed) {
-    sg4::Host* host = zone->create_host(host_name, speed * platform.flops)->seal();
+  const auto add_host = [&](const std::string& host_name, double speed, int cores = 1) {
+    sg4::Host* host = zone->create_host(host_name, speed * platform.flops)->set_core_count(cores)->seal();
     const sg4::Link* link =
         zone->create_link(host_name + "-link", platform.bandwidth)->set_latency(platform.latency)->seal();
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
@@ -341,7 +432,7 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
   };
   for (int k = 0; k < platform.workers; ++k) {
     const double speed = platform.speeds.empty() ? 1.0 : platform.speeds[static_cast<std::size_t>(k) % platform.speeds.size()];
-    h.workers.push_back(add_host("worker-" + std::to_string(k), speed));
+    h.workers.push_back(add_host("worker-" + std::to_string(k), speed, run.threads));
   }
   for (int m = 0; m < masters; ++m) h.masters.push_back(add_host("master-" + std::to_string(m), 1.0));
   if (run.via == transport::hier) h.super = add_host("supermaster", 1.0);
@@ -444,12 +535,25 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
     while (!served.empty() && served.back().second <= served.back().first) served.pop_back();
     sg4::Actor::create("supermaster", super, supermaster_actor, &w, served);
   }
-  for (int k = 0; k < platform.workers; ++k)
-    sg4::Actor::create(worker_box(k), workers[static_cast<std::size_t>(k)], worker_actor, &w, k);
+  std::vector<std::unique_ptr<team>> teams;
+  for (int k = 0; k < platform.workers; ++k) {
+    sg4::Host* host = workers[static_cast<std::size_t>(k)];
+    if (run.threads == 1) {
+      sg4::Actor::create(worker_box(k), host, worker_actor, &w, k);
+      continue;
+    }
+    team* t = teams.emplace_back(std::make_unique<team>()).get();
+    t->rank = k;
+    t->running = run.threads;
+    sg4::Actor::create(worker_box(k), host, team_rank_actor, &w, t);
+    for (int thread = 0; thread < run.threads; ++thread)
+      sg4::Actor::create(worker_box(k) + "-thread-" + std::to_string(thread), host, team_thread_actor, &w, t, thread);
+  }
   engine.run();
 
   double total_work = w.prefix.back(), total_speed = 0;
-  for (int k = 0; k < platform.workers; ++k) total_speed += w.speed(k);
+  for (int k = 0; k < platform.workers; ++k)
+    total_speed += w.speed(k) * std::min(run.threads, workers[static_cast<std::size_t>(k)]->get_core_count());
   w.out.ideal = total_work / total_speed;
   w.out.efficiency = w.out.makespan > 0 ? w.out.ideal / w.out.makespan : 1.0;
   const double busiest = *std::max_element(w.master_busy.begin(), w.master_busy.end());

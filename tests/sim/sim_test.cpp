@@ -244,6 +244,48 @@ TEST(Sim, RmaOutlastsASaturatedMaster) {
   EXPECT_GT(master.makespan, 2 * rma.makespan) << "master " << master.makespan << " s, rma " << rma.makespan << " s";
 }
 
+// Two levels: each worker a rank of 3 threads splitting its outer chunks.
+// Every outer chunk is run, and the threads compute each iteration once:
+// their busy time adds up to the loop's work (speeds 1).
+TEST(Sim, TwoLevelsRunEveryIterationOnce) {
+  for (const auto via : {transport::master, transport::rma, transport::hier}) {
+    for (const std::string outer : {"fss", "gss", "static"}) {
+      for (const std::string inner : {"ss", "fss", "gss"}) {
+        run_spec run = run_of(outer, 4000, "random");  // 50-150 us: one iteration more or less shows
+        run.via = via;
+        run.masters = 2;
+        run.threads = 3;
+        run.inner_technique = inner;
+        const result r = simulate(platform_of(4), run);
+        const std::string what = outer + " over " + transport_name(via) + ", " + inner + " inside";
+        expect_each_iteration_once(r, run.n, what);
+        const std::vector<double> costs = run.costs.costs(run.n);
+        double work = 0, busy = 0;
+        for (double c : costs) work += c;
+        for (double b : r.busy) busy += b;
+        EXPECT_NEAR(busy, work, 1e-7 * work) << what;  // SimGrid's clock rounds; an iteration is >= 1.2e-4 of it
+        EXPECT_NEAR(r.ideal, work / 12, 1e-12) << what << ": 4 workers of 3 threads";
+      }
+    }
+  }
+}
+
+// One worker of 2 threads, static outside and inside, 1000 uniform
+// iterations of 100 us, nothing else costs: each thread runs 500, 0.05 s.
+TEST(Sim, TwoThreadsMatchTheHandComputedMakespan) {
+  platform_spec platform = platform_of(1);
+  platform.latency = 0;
+  run_spec run = with_free_claims(run_of("static", 1000, "uniform"));
+  run.threads = 2;
+  run.inner_technique = "static";
+  run.inner_claim_seconds = 0;
+  const result r = simulate(platform, run);
+  EXPECT_NEAR(r.makespan, 0.05, 1e-9);
+  EXPECT_NEAR(r.ideal, 0.05, 1e-9);
+  ASSERT_EQ(r.busy.size(), 1u);
+  EXPECT_NEAR(r.busy[0], 0.1, 1e-9);  // both threads' busy time
+}
+
 TEST(Sim, BadInputIsNamed) {
   const auto message = [](auto&& f) {
     try {
@@ -262,6 +304,15 @@ TEST(Sim, BadInputIsNamed) {
   EXPECT_NE(message([] { cost_model::parse("sawtooth"); }).find("unknown cost model 'sawtooth'; valid: uniform"),
             std::string::npos);
   EXPECT_NE(message([] { parse_transport("mesh"); }).find("valid: master, rma, hier"), std::string::npos);
+  run_spec no_threads = run_of("fss", 10);
+  no_threads.threads = 0;
+  EXPECT_NE(message([&] { simulate(platform_of(2), no_threads); }).find("threads 0 must be in [1, 1024]"),
+            std::string::npos);
+  run_spec bad_inner = run_of("fss", 10);
+  bad_inner.threads = 2;
+  bad_inner.inner_technique = "fastest";
+  EXPECT_NE(message([&] { simulate(platform_of(2), bad_inner); }).find("inner technique: unknown technique 'fastest'"),
+            std::string::npos);
   run_spec adaptive_rma = run_of("awf-b", 10);
   adaptive_rma.via = transport::rma;
   EXPECT_NE(message([&] { simulate(platform_of(2), adaptive_rma); }).find("rma needs a fixed technique"),

@@ -113,6 +113,14 @@ struct run_spec {
   cost_model costs = cost_model::parse("uniform");
   double claim_seconds = 1e-6;    // a master's work per request served
   double atomic_seconds = 2e-7;   // rma: the window owner's time per fetch-and-add
+  // Two levels, as the runtime: each worker is a rank of `threads` threads
+  // (on as many cores of its host) that split its outer chunks with
+  // inner_technique, inner_claim_seconds a claim; the rank asks for the next
+  // outer chunk once 15% of the current one is left. 1: the worker computes
+  // its chunks itself.
+  int threads = 1;
+  std::string inner_technique = "fss";
+  double inner_claim_seconds = 1e-7;
   double request_bytes = 64;      // a request, a chunk answer
   double result_bytes = 0;        // per iteration, sent back with the next request
   bool record_chunks = false;     // keep every chunk (small runs, tests)
@@ -131,7 +139,7 @@ struct result {
   double efficiency = 0;     // ideal / makespan
   std::int64_t chunks = 0, messages = 0;
   std::int64_t reexecuted = 0;  // chunks handed out again (with losses)
-  std::vector<double> busy;  // per worker, seconds computing
+  std::vector<double> busy;  // per worker, seconds computing (summed over its threads)
   double master_busy = 0;    // the busiest master's share of the makespan spent serving (its CPU; not its link)
   std::vector<chunk_record> chunk_log;  // in hand-out order, when asked
 };
