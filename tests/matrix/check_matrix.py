@@ -9,7 +9,6 @@ duplicated. Never checks a timing.
     check_matrix.py --bad-input --build BUILD --out DIR   # bad configs: exit 2 and one message
 """
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -35,10 +34,9 @@ def finite_positive(x):
 def check_catalog(build):
     """--full takes every catalog technique from selfsched-chunks' list of valid
     names: each must come back as a name the tools accept (not name/alias)."""
-    spec = importlib.util.spec_from_file_location("matrix", MATRIX)
-    matrix = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(matrix)
-    names = matrix.catalog(build)
+    sys.path.insert(0, os.path.dirname(MATRIX))
+    from appmatrix.config import catalog
+    names = catalog(build)
     expect(len(names) >= 20 and {"ss", "fss", "gss", "tss", "auto"} <= set(names) and "static" not in names,
            f"catalog: unexpected names {names}")
     chunks = os.path.join(build, "bin", "selfsched-chunks")
@@ -115,15 +113,14 @@ def check_quick(build, out):
         expect(len(bars) >= 1, f"{path}: no chunk bar")
 
     # The results-file block: added under "## Application matrix", then replaced in place.
-    spec = importlib.util.spec_from_file_location("matrix", MATRIX)
-    matrix = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(matrix)
+    sys.path.insert(0, os.path.dirname(MATRIX))
+    from appmatrix.report import update_results_md
     results = os.path.join(out, "results.md")
     with open(results, "w") as f:
         f.write("# Results\n\n## Application matrix\n\nprose before\n\n## Later section\n\nkept\n")
     config = {"name": "quick", "file": "benchmarks/matrix/quick.json"}
-    matrix.update_results_md(results, config, "first text")
-    matrix.update_results_md(results, config, md)
+    update_results_md(results, config, "first text")
+    update_results_md(results, config, md)
     with open(results) as f:
         doc = f.read()
     expect(doc.count("<!-- matrix:quick:begin") == 1 and doc.count("<!-- matrix:quick:end -->") == 1,
