@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "selfsched/core/balance.hpp"
+
 namespace selfsched::report {
 namespace {
 
@@ -185,18 +187,18 @@ std::optional<profile> parse_profile(const json& document, std::string& why) noe
 
 namespace {
 
-// Makespan, imbalance and waits of a loop from its threads' busy times.
+// Imbalance, scheduling (mean per thread, as the profile's) and waits of a
+// merged loop, from its threads.
 void measure(loop_record& loop) {
   if (loop.threads.empty()) return;
-  double sum = 0, max = 0, scheduling = 0;
-  for (const thread_record& t : loop.threads) sum += t.busy_s, max = std::max(max, t.busy_s), scheduling += t.scheduling_s;
-  const double mean = sum / static_cast<double>(loop.threads.size());
-  double squares = 0;
-  for (const thread_record& t : loop.threads) squares += (t.busy_s - mean) * (t.busy_s - mean);
-  loop.max_over_mean = mean > 0 ? max / mean : 1;
-  loop.cov = mean > 0 ? std::sqrt(squares / static_cast<double>(loop.threads.size())) / mean : 0;
-  loop.percent_imbalance = max > 0 ? 100 * (max - mean) / max : 0;
-  loop.scheduling_s = scheduling;
+  std::vector<double> busy;
+  double scheduling = 0;
+  for (const thread_record& t : loop.threads) busy.push_back(t.busy_s), scheduling += t.scheduling_s;
+  const balance_stats b = balance_of(busy);
+  loop.max_over_mean = b.max_over_mean;
+  loop.cov = b.cov;
+  loop.percent_imbalance = b.percent_imbalance;
+  loop.scheduling_s = scheduling / static_cast<double>(loop.threads.size());
   for (thread_record& t : loop.threads)
     t.wait_s = std::max(0.0, loop.makespan_s - t.busy_s - t.scheduling_s - t.ranks_wait_s);
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "files.hpp"
+#include "selfsched/core/balance.hpp"
 #include "powers.hpp"
 #include "settings.hpp"
 
@@ -74,26 +75,22 @@ struct balance {
 
 balance measure(const loop_instance_profile& r) {
   std::int64_t begin = INT64_MAX, end = INT64_MIN;
-  double sum = 0, sum_sq = 0, max_busy = 0, scheduling = 0;
+  double scheduling = 0;
+  std::vector<double> busy;
   for (const auto& t : r.threads) {
     begin = std::min(begin, t.first_ns);
     end = std::max(end, t.last_ns);
-    const double busy = static_cast<double>(t.busy_ns) * 1e-9;
-    sum += busy;
-    sum_sq += busy * busy;
-    max_busy = std::max(max_busy, busy);
+    busy.push_back(static_cast<double>(t.busy_ns) * 1e-9);
     scheduling += static_cast<double>(t.scheduling_ns) * 1e-9;
   }
-  const double p = std::max<double>(1, static_cast<double>(r.threads.size()));
-  const double mean = sum / p;
-  const double variance = std::max(0.0, sum_sq / p - mean * mean);
+  const balance_stats b = balance_of(busy);
   return {r.threads.empty() ? 0 : static_cast<double>(end - begin) * 1e-9,
-          mean,
-          max_busy,
-          mean > 0 ? std::sqrt(variance) / mean : 0,
-          max_busy > 0 ? 100.0 * (max_busy - mean) / max_busy : 0,
-          mean > 0 ? max_busy / mean : 1,
-          scheduling / p};
+          b.mean,
+          b.max,
+          b.cov,
+          b.percent_imbalance,
+          b.max_over_mean,
+          scheduling / std::max<double>(1, static_cast<double>(r.threads.size()))};
 }
 
 void write_at_exit() {
