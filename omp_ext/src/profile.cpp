@@ -93,9 +93,22 @@ balance measure(const loop_instance_profile& r) {
           scheduling / std::max<double>(1, static_cast<double>(r.threads.size()))};
 }
 
+const char* process_env(const char* name) { return std::getenv(name); }
+
+// SELFSCHED_PROFILE's path for this process (%p, %r, %h, .rank<r>).
+std::string this_profile_path() {
+  return profile_path_for_process(current_settings().profile_path, process_env, getpid());
+}
+
+// "" when the system does not say.
+std::string host_name() {
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return host;
+}
+
 void write_at_exit() {
-  const std::string path = profile_path_for_process(
-      current_settings().profile_path, [](const char* name) -> const char* { return std::getenv(name); }, getpid());
+  const std::string path = this_profile_path();
   std::string why = "an internal error";
   if (!write_profile(path.c_str(), &why)) warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());
 }
@@ -127,9 +140,8 @@ std::string profile_path_for_process(const std::string& pattern, const char* (*e
       case 'p': path += std::to_string(pid), per_process = true; break;
       case 'r': path += rank != nullptr ? rank : "0", per_process = true; break;
       case 'h': {
-        char host[256] = "";
-        if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-        path += host[0] != '\0' ? host : "localhost";
+        const std::string host = host_name();
+        path += host.empty() ? "localhost" : host;
         break;
       }
       case '%': path += '%'; break;
@@ -149,8 +161,7 @@ std::string profile_path_for_process(const std::string& pattern, const char* (*e
 
 void check_profile_path() {
   if (current_settings().profile_path.empty()) return;
-  const std::string path = profile_path_for_process(
-      current_settings().profile_path, [](const char* name) -> const char* { return std::getenv(name); }, getpid());
+  const std::string path = this_profile_path();
   std::string why;
   if (!can_write_file(path, why))
     warn("SELFSCHED_PROFILE=%s: %s; the profile cannot be written there", current_settings().profile_path.c_str(),
@@ -235,24 +246,21 @@ namespace {
 // Which process wrote the profile: selfsched-report lines up the profiles
 // of an MPI job's ranks by it.
 nlohmann::json this_process() {
-  const char* rank = launcher_rank([](const char* name) -> const char* { return std::getenv(name); });
-  char host[256] = "";
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  const char* rank = launcher_rank(process_env);
   return {{"rank", rank != nullptr ? std::strtol(rank, nullptr, 10) : -1L},
-          {"host", host},
+          {"host", host_name()},
           {"pid", static_cast<long>(getpid())}};
 }
 
-// A monotonic-clock time (now_ns) as seconds of the wall clock, so that the
-// loops of processes on one machine (or on hosts whose clocks agree) can be
-// put on one time line.
-double wall_seconds(std::int64_t monotonic_ns) {
+// Wall clock minus monotonic clock (now_ns), in seconds: added to a loop's
+// start, it puts the loops of processes on one machine (or on hosts whose
+// clocks agree) on one time line.
+double wall_clock_offset_s() {
   timespec wall{}, mono{};
   clock_gettime(CLOCK_REALTIME, &wall);
   clock_gettime(CLOCK_MONOTONIC, &mono);
-  const double offset = (static_cast<double>(wall.tv_sec) - static_cast<double>(mono.tv_sec)) +
-                        (static_cast<double>(wall.tv_nsec) - static_cast<double>(mono.tv_nsec)) * 1e-9;
-  return static_cast<double>(monotonic_ns) * 1e-9 + offset;
+  return (static_cast<double>(wall.tv_sec) - static_cast<double>(mono.tv_sec)) +
+         (static_cast<double>(wall.tv_nsec) - static_cast<double>(mono.tv_nsec)) * 1e-9;
 }
 
 }  // namespace
@@ -260,6 +268,7 @@ double wall_seconds(std::int64_t monotonic_ns) {
 bool write_profile(const char* path, std::string* why) {
   using nlohmann::json;
   json sites = json::array();
+  const double wall_offset = wall_clock_offset_s();
   {
     profile_store& s = store();
     std::lock_guard guard(s.lock);
@@ -284,7 +293,7 @@ bool write_profile(const char* path, std::string* why) {
                                 {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns +
                                                                          t.ranks_wait_ns) * 1e-9)}});
         json loop = {{"instance", r->instance}, {"technique", r->technique}, {"n", r->n}, {"p", r->p},
-                     {"wall_begin_s", wall_seconds(begin)},
+                     {"wall_begin_s", static_cast<double>(begin) * 1e-9 + wall_offset},
                      {"makespan_s", b.makespan_s}, {"mean_busy_s", b.mean_busy_s}, {"max_busy_s", b.max_busy_s},
                      {"imbalance_max_over_mean", b.max_over_mean}, {"imbalance_cov", b.cov},
                      {"imbalance_percent", b.percent_imbalance}, {"scheduling_overhead_s", b.scheduling_s},
