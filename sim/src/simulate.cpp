@@ -134,10 +134,10 @@ int master_of(const world& w, int worker) {
   return worker / per;
 }
 
-// Worker k's next chunk (size 0: none left), after the previous one of
-// `done` iterations that took `seconds`: its results, then the request.
-chunk ask_for_chunk(world* w, int k, iter_t done, double seconds) {
-  sg4::Mailbox* mine = own_mailbox(worker_box(k));
+// Worker k's next chunk (size 0: none left), answered to `mine`, after the
+// previous one of `done` iterations that took `seconds`: its results, then
+// the request.
+chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double seconds) {
   sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
   auto* req = new message{message::request, k};
   req->done = done;
@@ -164,10 +164,11 @@ void log_chunk(world* w, chunk c, int k, double begin, double end) {
 
 // A worker of one thread: asks, computes, asks again.
 void worker_actor(world* w, int k) {
+  sg4::Mailbox* mine = own_mailbox(worker_box(k));
   iter_t done = 0;
   double seconds = 0;
   for (;;) {
-    const chunk c = ask_for_chunk(w, k, done, seconds);
+    const chunk c = ask_for_chunk(w, k, mine, done, seconds);
     if (c.size == 0) break;
     const double begin = sg4::Engine::get_clock();
     sg4::this_actor::execute(w->work(c) * w->platform.flops);
@@ -201,13 +202,14 @@ struct team {
 constexpr double prefetch_fraction = 0.15;
 
 void team_rank_actor(world* w, team* t) {
+  sg4::Mailbox* mine = own_mailbox(worker_box(t->rank));
   iter_t done = 0;
   double seconds = 0;
   std::unique_lock guard(*t->lock);
   for (;;) {
     t->changed->wait(guard, [&] { return t->want; });
     guard.unlock();
-    const chunk c = ask_for_chunk(w, t->rank, done, seconds);
+    const chunk c = ask_for_chunk(w, t->rank, mine, done, seconds);
     guard.lock();
     t->want = false;
     if (c.size == 0) t->done = true;
@@ -263,19 +265,25 @@ void team_thread_actor(world* w, team* t, int thread) {
   }
 }
 
-// The only master: serves every worker from the scheduler. With losses it
-// also re-executes (rDLB): a worker that finds no new chunk gets a copy of
-// the oldest chunk not yet finished; the first copy to finish counts.
+// The only master: serves every worker from the scheduler, claim_seconds a
+// request. Under rma the window owner in its place: each request is a
+// fetch-and-add, atomic_seconds, answered with 8 bytes, no timing learned
+// (rma takes fixed techniques only). With losses (master only) it also
+// re-executes (rDLB): a worker that finds no new chunk gets a copy of the
+// oldest chunk not yet finished; the first copy to finish counts.
 void master_actor(world* w) {
   sg4::Mailbox* box = own_mailbox(master_box(0));
+  const bool rma = w->run.via == transport::rma;
+  const double service_seconds = rma ? w->run.atomic_seconds : w->run.claim_seconds;
+  const double answer_bytes = rma ? atomic_bytes : w->run.request_bytes;
   const bool resilient = !w->platform.losses.empty();
   while (w->active > 0) {
     std::unique_ptr<message> req(box->get<message>());
     const auto k = static_cast<std::size_t>(req->worker);
     if (resilient && w->dead[k]) continue;  // sent before its host went down
     const double from = sg4::Engine::get_clock();
-    sg4::this_actor::execute(w->run.claim_seconds * w->platform.flops);
-    w->record(req->worker, req->done, req->seconds);
+    sg4::this_actor::execute(service_seconds * w->platform.flops);
+    if (!rma) w->record(req->worker, req->done, req->seconds);
     auto* ans = new message{message::answer, req->worker};
     ans->c = w->next(req->worker);
     if (resilient) {
@@ -293,22 +301,7 @@ void master_actor(world* w) {
       w->running[k] = ans->c;
     }
     if (ans->c.size == 0) --w->active;
-    w->send(mailbox(worker_box(req->worker)), ans, w->run.request_bytes);
-    w->master_busy[0] += sg4::Engine::get_clock() - from;
-  }
-}
-
-// rma: the window owner answers each fetch-and-add in arrival order.
-void window_actor(world* w) {
-  sg4::Mailbox* box = own_mailbox(master_box(0));
-  while (w->active > 0) {
-    std::unique_ptr<message> req(box->get<message>());
-    const double from = sg4::Engine::get_clock();
-    sg4::this_actor::execute(w->run.atomic_seconds * w->platform.flops);
-    auto* ans = new message{message::answer, req->worker};
-    ans->c = w->next(req->worker);
-    if (ans->c.size == 0) --w->active;
-    w->send(mailbox(worker_box(req->worker)), ans, atomic_bytes);
+    w->send(mailbox(worker_box(req->worker)), ans, answer_bytes);
     w->master_busy[0] += sg4::Engine::get_clock() - from;
   }
 }
@@ -516,10 +509,8 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   if (run.via != transport::rma && run.result_bytes > 0)
     for (int m = 0; m < masters; ++m)
       sg4::Actor::create(results_box(m), master_hosts[static_cast<std::size_t>(m)], results_actor, m);
-  if (run.via == transport::master) {
-    sg4::Actor::create("master", master_hosts[0], master_actor, &w);
-  } else if (run.via == transport::rma) {
-    sg4::Actor::create("window", master_hosts[0], window_actor, &w);
+  if (run.via != transport::hier) {
+    sg4::Actor::create(run.via == transport::rma ? "window" : "master", master_hosts[0], master_actor, &w);
   } else {
     std::vector<std::pair<int, int>> nodes;
     const int per = (platform.workers + masters - 1) / masters;
