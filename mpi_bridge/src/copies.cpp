@@ -32,17 +32,9 @@ void engine::exchange_reports() {
     return done != 0;
   });
   if (parent_ == rank_) return;  // our own server cancels through cancel()
-  for (;;) {
-    int arrived = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    MPI_Improbe(parent_, tag_cancel, comm_, &arrived, &handle, &status);
-    if (!arrived) return;
-    int count = 0;
-    MPI_Get_count(&status, MPI_INT64_T, &count);
-    std::int64_t note[chunk_note_length];
-    if (count != chunk_note_length) fatal("malformed cancel from rank " + std::to_string(parent_));
-    MPI_Mrecv(note, count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+  std::vector<std::int64_t> note;
+  while (receive_int64s(comm_, parent_, tag_cancel, note)) {
+    if (note.size() != chunk_note_length) fatal("malformed cancel from rank " + std::to_string(parent_));
     cancel(static_cast<std::uint64_t>(note[0]), {note[1], note[2]});
   }
 }

@@ -15,8 +15,12 @@
 // request with the next chunk of the technique).
 #pragma once
 
+#include <mpi.h>
+
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "selfsched/core/technique.hpp"
 
@@ -47,5 +51,20 @@ constexpr int reply_length = 3;
 constexpr int refill_header = 3;  // index, n, site; then triples
 constexpr int batch_header = 1;   // index; then triples
 constexpr int chunk_note_length = 3;  // finished, cancel: index, start, size
+
+// A message of int64 with `tag` from `source` (or MPI_ANY_SOURCE), if one
+// has arrived: received into `into`; its sender.
+inline std::optional<int> receive_int64s(MPI_Comm comm, int source, int tag, std::vector<std::int64_t>& into) {
+  int arrived = 0;
+  MPI_Message handle;
+  MPI_Status status;
+  MPI_Improbe(source, tag, comm, &arrived, &handle, &status);
+  if (!arrived) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_INT64_T, &count);
+  into.assign(static_cast<std::size_t>(count), 0);
+  MPI_Mrecv(into.data(), count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+  return status.MPI_SOURCE;
+}
 
 }  // namespace selfsched::mpi::detail

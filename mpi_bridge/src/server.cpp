@@ -201,16 +201,10 @@ void server::send(int to, int tag, std::vector<std::int64_t> message) {
 }
 
 bool server::receive(int tag) {
-  int arrived = 0;
-  MPI_Message handle;
-  MPI_Status status;
-  MPI_Improbe(MPI_ANY_SOURCE, tag, comm_, &arrived, &handle, &status);
-  if (!arrived) return false;
-  int count = 0;
-  MPI_Get_count(&status, MPI_INT64_T, &count);
-  incoming_.assign(static_cast<std::size_t>(count), 0);
-  MPI_Mrecv(incoming_.data(), count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
-  const int from = status.MPI_SOURCE;
+  const std::optional<int> sender = receive_int64s(comm_, MPI_ANY_SOURCE, tag, incoming_);
+  if (!sender) return false;
+  const int from = *sender;
+  const int count = static_cast<int>(incoming_.size());
   if (tag == tag_request) {
     if (count != request_msg::length) host_.fatal("malformed request from rank " + std::to_string(from));
     request(from, request_msg::unpack(incoming_.data()));
