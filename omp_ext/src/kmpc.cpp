@@ -327,22 +327,3 @@ int selfsched_write_profile(const char* path) {
 }
 
 }  // extern "C"
-
-namespace {
-// Before main and before libomp reads its environment (lazily, at the first
-// OpenMP construct): take OMP_SCHEDULE values that name our techniques.
-__attribute__((constructor)) void selfsched_load() {
-  so::choose_technique_from_environment();
-  so::check_profile_path();
-  so::report_unserved_at_exit();
-  // Where libomp will not call our tool (OMPT disabled, or a GCC program:
-  // libgomp has no OMPT), the settings are shown now.
-  if (so::current_settings().display_env) {
-    const char* tool = std::getenv("OMP_TOOL");
-    void* libgomp = so::loaded_libgomp();
-    if (libgomp != nullptr) dlclose(libgomp);
-    if ((tool != nullptr && std::string_view(tool) == "disabled") || libgomp != nullptr)
-      so::display_settings_if_asked();
-  }
-}
-}  // namespace

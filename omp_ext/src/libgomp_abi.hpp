@@ -78,6 +78,7 @@ void* loaded_libgomp();
 namespace detail {
 extern gomp_entry_points gomp_resolved;  // filled when the library loads
 const gomp_entry_points& resolve_gomp();
+void resolve_libgomp_at_load();  // start-up step (startup.cpp)
 }  // namespace detail
 inline const gomp_entry_points& gomp() {
   return detail::gomp_resolved.parallel != nullptr ? detail::gomp_resolved : detail::resolve_gomp();

@@ -83,6 +83,7 @@ struct real_entry_points {
 namespace detail {
 extern real_entry_points resolved;  // filled when the library loads
 const real_entry_points& resolve_real();
+void resolve_libomp_at_load();  // start-up step (startup.cpp)
 }
 inline const real_entry_points& real() {
   return detail::resolved.next_8 != nullptr ? detail::resolved : detail::resolve_real();

@@ -39,14 +39,8 @@ bool selfsched_binds() {
   return binds;
 }
 
-// The CPUs the process may use, read before libomp binds its initial thread
-// to one place (libomp initialises at the first OpenMP construct, after the
-// constructors of loaded libraries).
 cpu_set_t initial_mask;
 bool have_initial_mask = false;
-__attribute__((constructor)) void remember_initial_mask() {
-  have_initial_mask = sched_getaffinity(0, sizeof initial_mask, &initial_mask) == 0;
-}
 
 int planned_core(const machine& m, int thread_num) {
   const auto& cores = m.usable_cores();
@@ -54,6 +48,13 @@ int planned_core(const machine& m, int thread_num) {
 }
 
 }  // namespace
+
+// The CPUs the process may use, read before libomp binds its initial thread
+// to one place (libomp initialises at the first OpenMP construct, after the
+// constructors of loaded libraries).
+void remember_initial_mask() {
+  have_initial_mask = sched_getaffinity(0, sizeof initial_mask, &initial_mask) == 0;
+}
 
 const machine* this_machine() {
   static const machine* loaded = [] {

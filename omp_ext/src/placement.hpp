@@ -22,6 +22,10 @@ class machine;
 // when hwloc cannot load it).
 const machine* this_machine();
 
+// Start-up step (startup.cpp): the process's CPU mask before libomp binds
+// the initial thread, the usable CPUs of the topology.
+void remember_initial_mask();
+
 class team_placement {
  public:
   // By the encountering thread before the team starts (OMPT parallel_begin).

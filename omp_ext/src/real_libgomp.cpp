@@ -88,9 +88,10 @@ const gomp_entry_points& resolve_gomp() {
   return entry_points;
 }
 
-// At load, before any thread exists: only if libgomp is there (a clang
-// program has no use for these, and libomp's GOMP_* layer is found lazily).
-__attribute__((constructor)) void resolve_gomp_at_load() {
+// At load (startup.cpp), before any thread exists: only if libgomp is there
+// (a clang program has no use for these, and libomp's GOMP_* layer is found
+// lazily).
+void resolve_libgomp_at_load() {
   void* libgomp = loaded_libgomp();
   if (libgomp == nullptr) return;
   dlclose(libgomp);

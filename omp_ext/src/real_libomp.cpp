@@ -68,9 +68,9 @@ const real_entry_points& resolve_real() {
   return entry_points;
 }
 
-// At load, before any thread exists: fill `resolved` if libomp is loaded, so
-// the forwarding path is one load and one jump.
-__attribute__((constructor)) void resolve_at_load() {
+// At load (startup.cpp), before any thread exists: fill `resolved` if libomp
+// is loaded, so the forwarding path is one load and one jump.
+void resolve_libomp_at_load() {
   real_entry_points r{};
   const char* missing = nullptr;
   if (resolve_all(r, missing)) resolved = r;

@@ -58,11 +58,13 @@ void take_reading(run_queues& q, std::int64_t now) {
   q.next_reading_ns.store(done + std::max(q.interval_ns, cost), std::memory_order_release);
 }
 
-// Set up when the library loads; the first reading is taken by the first
-// claim that needs Q (its team mates wait for it), not here: a library
-// preloaded into every process of a job (shells, launchers) must not walk
-// /proc in each of them.
-__attribute__((constructor)) void set_up_run_queues() {
+}  // namespace
+
+// Set up when the library loads (startup.cpp); the first reading is taken by
+// the first claim that needs Q (its team mates wait for it), not here: a
+// library preloaded into every process of a job (shells, launchers) must not
+// walk /proc in each of them.
+void set_up_run_queues() {
   run_queues& q = machine_queues;
   const settings& s = current_settings();
   q.interval_ns = static_cast<std::int64_t>(s.run_queue_ms * 1e6);
@@ -75,6 +77,8 @@ __attribute__((constructor)) void set_up_run_queues() {
   // read again.
   pthread_atfork(nullptr, nullptr, [] { machine_queues.reading.store(false, std::memory_order_relaxed); });
 }
+
+namespace {
 
 [[gnu::noinline]] void refresh(run_queues& q, std::int64_t now) {
   // Another thread is at it: go on with the old values (a plain load first,

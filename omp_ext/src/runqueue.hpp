@@ -35,4 +35,8 @@ namespace selfsched::omp {
 // SELFSCHED_RUNQUEUE=false or /proc cannot be read.
 double run_queue_length(std::int64_t now);
 
+// Start-up step (startup.cpp): the reading interval from the settings, or
+// Q = 1 for good when SELFSCHED_RUNQUEUE=false.
+void set_up_run_queues();
+
 }  // namespace selfsched::omp

@@ -326,11 +326,15 @@ std::string linked_tool_library(void* ours) {
   return state.found;
 }
 
-__attribute__((constructor)) void chain_tools_named_for_libomp() {
+}  // namespace
+
+// A start-up step (startup.cpp): before libomp starts, whatever the order of
+// the constructors of loaded libraries.
+void selfsched::omp::chain_tool_libraries() {
   const char* ours_named = getenv("SELFSCHED_TOOL_LIBRARIES");
   if (ours_named != nullptr && *ours_named != '\0') return;
   Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&chain_tools_named_for_libomp), &self) == 0) return;
+  if (dladdr(reinterpret_cast<void*>(&linked_tool_library), &self) == 0) return;
   void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   std::string clients = linked_tool_library(ours);
   const char* requested = clients.empty() ? getenv("OMP_TOOL_LIBRARIES") : nullptr;
@@ -349,8 +353,6 @@ __attribute__((constructor)) void chain_tools_named_for_libomp() {
   if (ours != nullptr) dlclose(ours);
   if (!clients.empty()) setenv("SELFSCHED_TOOL_LIBRARIES", clients.c_str(), 1);
 }
-
-}  // namespace
 
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
 extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {

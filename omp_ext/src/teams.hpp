@@ -49,4 +49,9 @@ const active_schedule* technique_in_force(const membership& m);
 void set_task_technique(const active_schedule* technique);
 const active_schedule* task_technique();
 
+// Start-up step (startup.cpp): the OMPT tools libomp would have started
+// (one the program links, else OMP_TOOL_LIBRARIES) become our tool's
+// clients, through SELFSCHED_TOOL_LIBRARIES.
+void chain_tool_libraries();
+
 }  // namespace selfsched::omp
