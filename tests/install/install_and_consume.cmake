@@ -4,7 +4,7 @@
 # C++17 with the MPI bridge's C++ API, and C through pkg-config (selfsched,
 # selfsched-core, selfsched-mpi). Installed libraries and tools must carry a
 # RUNPATH that finds their own libraries. Run with -DBUILD=<build dir>
-# -DWORK=<scratch dir> -DCXX=<C++ compiler> -DCC=<C compiler> [-DGCC=<gcc>]
+# -DWORK=<scratch dir> -DCXX=<C++ compiler> -DCC=<C compiler> [-DGCC=<gcc> -DGXX=<g++>]
 # -DSOURCE=<this directory> -DLIBDIR=<lib dir under the prefix> -DWITH_MPI=0|1
 # -DMANDIR=<man dir under the prefix> -DWITH_MANUAL_PAGES=0|1 (help2man found).
 # A sanitizer build (SELFSCHED_SANITIZE) adds -DSANITIZER_FLAGS=<compile and
@@ -60,31 +60,57 @@ if(WITH_MANUAL_PAGES)
 endif()
 run("the moved prefix's selfsched-chunks" ${prefix}/bin/selfsched-chunks --technique gss --n 100 --p 2 --sizes)
 
-run("configuring the find_package consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer -B ${WORK}/consumer -G Ninja
-    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR}
-    "-DCMAKE_CXX_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
-run("building the find_package consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer)
-run_expecting("running the find_package consumer" "consumer ok: w-fss, gss,3" ${WORK}/consumer/consumer)
+# Each CMake consumer, by each compiler (clang; gcc, whose programs run on
+# libgomp) and, for C++, as C++17 and C++20: a project of any of these finds
+# and uses every component.
+set(cxx_compilers ${CXX})
+set(c_compilers ${CC})
+if(GCC AND GXX)
+  list(APPEND cxx_compilers ${GXX})
+  list(APPEND c_compilers ${GCC})
+endif()
+set(compiler_flags "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
+
+function(consumer name source compiler_variable compiler)
+  get_filename_component(compiler_name ${compiler} NAME)
+  set(dir ${WORK}/${name}-${compiler_name})
+  set(extra)
+  if(ARGN)
+    set(dir ${dir}-c++${ARGN})
+    set(extra -DCMAKE_CXX_STANDARD=${ARGN})
+  endif()
+  run("configuring ${name} (${compiler_name} ${ARGN})" ${CMAKE_COMMAND} -S ${SOURCE}/${source} -B ${dir} -G Ninja
+      -D${compiler_variable}=${compiler} ${compiler_flags} ${extra}
+      "-DCMAKE_CXX_FLAGS=${sanitizer_flags}" "-DCMAKE_C_FLAGS=${sanitizer_flags}")
+  run("building ${name} (${compiler_name} ${ARGN})" ${CMAKE_COMMAND} --build ${dir})
+  set(consumer_dir ${dir} PARENT_SCOPE)
+endfunction()
+
+foreach(cxx ${cxx_compilers})
+  foreach(standard 17 20)
+    consumer(consumer consumer CMAKE_CXX_COMPILER ${cxx} ${standard})
+    run_expecting("running the find_package consumer (${cxx}, C++${standard})" "consumer ok: w-fss, gss,3"
+                  ${consumer_dir}/consumer)
+    if(WITH_MPI)
+      # The MPI bridge's C++ API (selfsched::mpi raises C++17 to C++20 for
+      # targets that include selfsched/mpi.hpp), on two ranks by the
+      # installed selfsched-mpirun.
+      consumer(consumer_mpi consumer_mpi CMAKE_CXX_COMPILER ${cxx} ${standard})
+      run_expecting("running the MPI consumer (${cxx}, C++${standard}) on 2 ranks" "MPI consumer ok: 0 rows wrong"
+                    ${prefix}/bin/selfsched-mpirun --threads 1 -np 2 ${consumer_dir}/mpi_consumer)
+    endif()
+  endforeach()
+endforeach()
 
 # A C-only project (no C++ enabled): the C API, and the MPI bridge's.
-run("configuring the C consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer_c -B ${WORK}/consumer_c -G Ninja
-    -DCMAKE_C_COMPILER=${CC} -DCMAKE_PREFIX_PATH=${prefix}
-    "-DCMAKE_C_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
-run("building the C consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer_c)
-run_expecting("running the C consumer" "pkg-config consumer ok: tss" ${WORK}/consumer_c/c_consumer)
-
-if(WITH_MPI)
-  # The MPI bridge from C and from C++17 (raised to C++20 by selfsched::mpi),
-  # run by the installed selfsched-mpirun on two ranks.
-  run("configuring the C++17 MPI consumer" ${CMAKE_COMMAND} -S ${SOURCE}/consumer_mpi -B ${WORK}/consumer_mpi -G Ninja
-      -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix}
-      "-DCMAKE_CXX_FLAGS=${sanitizer_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitizer_link_flags}")
-  run("building the C++17 MPI consumer" ${CMAKE_COMMAND} --build ${WORK}/consumer_mpi)
-  foreach(program ${WORK}/consumer_mpi/mpi_consumer ${WORK}/consumer_c/c_mpi_consumer)
-    run_expecting("running ${program} on 2 ranks" "MPI consumer ok: 0 rows wrong"
-                  ${prefix}/bin/selfsched-mpirun --threads 1 -np 2 ${program})
-  endforeach()
-endif()
+foreach(cc ${c_compilers})
+  consumer(consumer_c consumer_c CMAKE_C_COMPILER ${cc})
+  run_expecting("running the C consumer (${cc})" "pkg-config consumer ok: tss" ${consumer_dir}/c_consumer)
+  if(WITH_MPI)
+    run_expecting("running the C MPI consumer (${cc}) on 2 ranks" "MPI consumer ok: 0 rows wrong"
+                  ${prefix}/bin/selfsched-mpirun --threads 1 -np 2 ${consumer_dir}/c_mpi_consumer)
+  endif()
+endforeach()
 
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
