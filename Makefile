@@ -60,14 +60,14 @@ demo: deps configure
 	cmake --build $(BUILD) -j $(JOBS) --target selfsched_omp selfsched-chunks selfsched-report mandelbrot
 	tools/demo.sh $(BUILD)
 
-# The application matrix (docs/results.md): --quick in a minute, --full in about 20.
+# The application matrix (docs/results/matrix.md): --quick in a minute, --full in about 20.
 matrix: build
 	python3 benchmarks/matrix/matrix.py --full --build $(BUILD)
 
 bench: build
 	$(BUILD)/bin/bench_core --benchmark_counters_tabular=true
 
-# Per-chunk cost of the libomp binding (docs/results.md); a few minutes.
+# Per-chunk cost of the libomp binding (docs/results/overhead.md); a few minutes.
 bench-omp: build
 	benchmarks/omp/run_bench_omp.sh $(BUILD)
 

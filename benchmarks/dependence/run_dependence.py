@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Dependence loops, mechanisms S and SW: the measurements of docs/results.md.
+"""Dependence loops, mechanisms S and SW: the measurements of docs/results/dependence.md.
 
     benchmarks/dependence/run_dependence.py [--build build] [--repeat 3]
         [--scenario dedicated,sweep,nondedicated] [--threads 2]

@@ -2,7 +2,7 @@
 """The application matrix: apps x scenarios x schedules, on this machine.
 
     benchmarks/matrix/matrix.py (--quick | --full | --config FILE) [--build DIR]
-        [--out DIR] [--reps N] [--results-md FILE] [--no-gantt] [--no-progress]
+        [--out DIR] [--reps N] [--no-gantt] [--no-progress]
 
 Runs the example programs (examples/README.md) under libomp's own schedules
 and selfsched's techniques, in the scenarios of DESIGN.md ("Heterogeneity on
@@ -33,8 +33,8 @@ iterations (cache misses, false sharing) counts against it.
 Outputs in --out: matrix.json (config, machine, load, every run, the cells),
 matrix.md (the tables), charts/ (Gantt charts of the best and worst selfsched
 technique per scenario and app, drawn by selfsched-report from a profiled
-run). --results-md replaces this config's block in that Markdown file (or
-appends one under "## Application matrix"). Exit status: 0, 1 when a run
+run). The generated tables live there only (docs/matrix/NAME when they are
+kept); pages of docs/results/ link to them. Exit status: 0, 1 when a run
 failed (crashed, self-check failed, checksum differs between schedules), 2 on
 bad input. Python 3 standard library only.
 
@@ -60,7 +60,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the appmatrix 
 from appmatrix.config import BadInput, HERE, SOURCE, load_config, schedule_label
 from appmatrix.run import Competitor, Load, Progress, check_binding, clock, competitor_cpu, during, others, run_once, wait_for_quiet
 from appmatrix.stats import compare, overall, summarize
-from appmatrix.report import gantt_charts, markdown, nullcontext, print_table, update_results_md, verdict
+from appmatrix.report import gantt_charts, markdown, nullcontext, print_table, verdict
 
 
 def measure(config, build, out, show_progress, quiet_wait=0):
@@ -112,7 +112,6 @@ def main(argv):
     parser.add_argument("--build", default=os.path.join(SOURCE, "build"), help="build directory (default: build)")
     parser.add_argument("--out", help="output directory (default: BUILD/matrix/NAME)")
     parser.add_argument("--reps", type=int, help="repetitions (default: the config's)")
-    parser.add_argument("--results-md", help="Markdown file whose block for this config is replaced (docs/results.md)")
     parser.add_argument("--no-gantt", action="store_true", help="no profiled runs, no Gantt charts")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--quiet", action="store_true", help="no table on the terminal")
@@ -164,8 +163,8 @@ def main(argv):
             command += f" --reps {args.reps}"
         if args.quiet_wait:
             command += f" --quiet-wait {args.quiet_wait:g}"
-        if args.results_md:
-            command += f" --out {os.path.relpath(out, SOURCE)} --results-md {os.path.relpath(args.results_md, SOURCE)}"
+        if args.out:
+            command += f" --out {os.path.relpath(out, SOURCE) if out.startswith(SOURCE + '/') else out}"
     runs, charts = measured["runs"], measured["charts"]
     cells = summarize(config, runs)
 
@@ -192,15 +191,11 @@ def main(argv):
         "runs": runs, "cells": cells, "charts": charts, "failures": failures,
         "overall": overall(config, cells), "comparisons": compare(config, runs),
     }
-    md_dir = os.path.dirname(os.path.abspath(args.results_md)) if args.results_md else out
-    result["out_from_md"] = os.path.relpath(out, md_dir)
     with open(os.path.join(out, "matrix.json"), "w") as f:
         json.dump(result, f, indent=1)
     text = markdown(config, result)
     with open(os.path.join(out, "matrix.md"), "w") as f:
         f.write(text + "\n")
-    if args.results_md:
-        update_results_md(args.results_md, config, text)
     if not args.quiet:
         print_table(config, cells)
         for c in result["comparisons"]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measurements of docs/results.md, "Clusters: MPI transports".
+# The measurements of docs/results/clusters.md.
 #
 #   benchmarks/mpi/run_bench_mpi.sh [BUILD_DIR] [REPEAT]
 #

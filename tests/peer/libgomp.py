@@ -151,7 +151,7 @@ def run(args, binary, test, environment):
 
 
 # Tests that fail with a technique chosen for a reason understood and
-# documented (docs/results.md, "Other projects' tests"), by path under the
+# documented (docs/results/peer-tests.md), by path under the
 # testsuite.
 KNOWN_WITH_TECHNIQUE = {
     "libgomp.c/target-5.c":
