@@ -1,6 +1,7 @@
 #include "doacross.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <new>
 
@@ -102,6 +103,12 @@ bool locate(const doacross_loop& l, const std::int64_t* vec, iter_t& row, iter_t
 
 void hand_to_libomp(doacross_thread& t) {
   t.mode = state::none;
+  // gomp.cpp checked every other reason before the loop began; libgomp
+  // itself stops when its doacross bookkeeping finds no memory.
+  if (t.from_libgomp) {
+    warn("no memory for the progress counters of a doacross loop; stopping, as libgomp does out of memory");
+    std::abort();
+  }
   real().doacross_init(t.loc, t.gtid, t.dims, t.bounds);
 }
 
@@ -173,11 +180,12 @@ void doacross_init(ident_t* loc, std::int32_t gtid, std::int32_t num_dims, const
   for (int d = 0; d < num_dims; ++d) t.bounds[d] = dims[d];
   t.loc = loc;
   t.gtid = gtid;
+  t.from_libgomp = false;
 }
 
-void doacross_wait(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
-  membership* m = current_membership();
-  if (!served(m)) return real().doacross_wait(loc, gtid, vec);
+namespace {
+
+void wait_for(membership* m, const std::int64_t* vec) {
   if (m->loop.slot == nullptr) return;  // past its last chunk: nothing left to order
   const doacross_loop& l = m->loop.slot->doacross;
   if (l.team_size == 1) return;  // one thread runs every row in order
@@ -190,9 +198,7 @@ void doacross_wait(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
   spin_until([&] { return done.load(std::memory_order_acquire) > position; });
 }
 
-void doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
-  membership* m = current_membership();
-  if (!served(m)) return real().doacross_post(loc, gtid, vec);
+void post_for(membership* m, const std::int64_t* vec) {
   if (m->loop.slot == nullptr) return;  // past its last chunk: nothing left to publish
   const doacross_loop& l = m->loop.slot->doacross;
   if (l.team_size == 1) return;
@@ -206,6 +212,34 @@ void doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
   t.publish_at = done + l.publish_every;
   l.done[row * l.stride].store(done, std::memory_order_release);
 }
+
+}  // namespace
+
+void doacross_wait(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
+  membership* m = current_membership();
+  if (!served(m)) return real().doacross_wait(loc, gtid, vec);
+  wait_for(m, vec);
+}
+
+void doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* vec) {
+  membership* m = current_membership();
+  if (!served(m)) return real().doacross_post(loc, gtid, vec);
+  post_for(m, vec);
+}
+
+bool gomp_doacross_fits(iter_t rows) { return rows <= max_counters; }
+
+void gomp_doacross_begin(doacross_thread& t, int dims, const iter_t* counts) {
+  t.mode = state::pending;
+  t.from_libgomp = true;
+  t.dims = dims;
+  for (int d = 0; d < dims; ++d) t.bounds[d] = kmp_dim{0, counts[d], 1};  // [0, count): clang's reading
+  t.loc = nullptr;
+  t.gtid = 0;
+}
+
+void gomp_doacross_wait(membership& m, const std::int64_t* vec) { wait_for(&m, vec); }
+void gomp_doacross_post(membership& m, const std::int64_t* vec) { post_for(&m, vec); }
 
 void doacross_fini(ident_t* loc, std::int32_t gtid) {
   membership* m = current_membership();

@@ -1,5 +1,6 @@
 // Doacross loops, `ordered(n)` with depend(sink: ...) and depend(source)
-// (OpenMP 4.5 sec. 2.13.8), in loops selfsched schedules.
+// (OpenMP 4.5 sec. 2.13.8), in loops selfsched schedules, from clang
+// (libomp's __kmpc_doacross_*) and from GCC (libgomp's GOMP_doacross_*).
 //
 // clang calls __kmpc_doacross_init before __kmpc_dispatch_init, so a thread
 // keeps its doacross_init arguments (pending) until dispatch_init decides
@@ -15,6 +16,13 @@
 // j) waits forever. For our loops the dispatched trip count tells which
 // convention the compiler used, and a sink outside the real iteration space
 // is satisfied at once, as OpenMP requires.
+//
+// GCC. GOMP_loop_doacross_runtime_start brings the trip counts of the
+// ordered loops (from 0 by 1; collapsed loops come as one) with the loop
+// itself, so whether a loop is ours is known at once; post and wait take
+// logical iteration numbers, and GOMP_loop_end ends the loop (no fini).
+// gomp.cpp decides before the loop starts that it can be served, so a GCC
+// loop is never handed back: libgomp could not take it over half begun.
 //
 // Progress. Each row (one iteration of the dispatched, possibly collapsed,
 // loops) runs on one thread in order, so one counter per row, "inner
@@ -48,6 +56,7 @@ struct doacross_thread {
   kmp_dim bounds[doacross_max_dims];
   ident_t* loc = nullptr;
   std::int32_t gtid = 0;
+  bool from_libgomp = false;  // a GCC loop: there is no libomp to hand it to
   // The row this thread last posted in (sinks into it need no waiting),
   // and where in it the next synchronization point is.
   iter_t row = -1;
@@ -86,5 +95,19 @@ void doacross_init(ident_t* loc, std::int32_t gtid, std::int32_t num_dims, const
 void doacross_wait(ident_t* loc, std::int32_t gtid, const std::int64_t* vec);
 void doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* vec);
 void doacross_fini(ident_t* loc, std::int32_t gtid);
+
+// libgomp's (gomp.cpp). A loop of `rows` dispatched rows whose progress
+// counters selfsched keeps (beyond, libgomp serves it).
+bool gomp_doacross_fits(iter_t rows);
+// Before begin_loop: this thread's loop is ordered over `counts`.
+void gomp_doacross_begin(doacross_thread& t, int dims, const iter_t* counts);
+// Is the calling thread in a doacross loop selfsched serves?
+inline bool doacross_ours(const doacross_thread& t) { return t.mode == doacross_thread::state::ours; }
+// In such a loop: depend(sink: vec) and depend(source: vec), logical
+// iteration numbers.
+void gomp_doacross_wait(membership& m, const std::int64_t* vec);
+void gomp_doacross_post(membership& m, const std::int64_t* vec);
+// GOMP_loop_end*: the loop is over for this thread.
+inline void gomp_doacross_end(doacross_thread& t) { t.mode = doacross_thread::state::none; }
 
 }  // namespace selfsched::omp

@@ -12,13 +12,17 @@
 // Served: schedule(runtime) loops, in all their GCC forms (monotonic,
 // nonmonotonic, maybe_nonmonotonic; long and unsigned long long; combined
 // with the parallel construct), and schedule(dynamic|guided) under
-// SELFSCHED_OVERRIDE. Ordered, doacross, reduction-registering and static
-// loops stay libgomp's. GCC compiles schedule(auto) as static, without a
-// call: OMP_SCHEDULE=auto with schedule(runtime) reaches selfsched's auto.
+// SELFSCHED_OVERRIDE; doacross loops (ordered(n) with depend) under
+// schedule(runtime), on x86-64 (doacross.hpp). Ordered, reduction-registering
+// and static loops stay libgomp's. GCC compiles schedule(auto) as static,
+// without a call: OMP_SCHEDULE=auto with schedule(runtime) reaches
+// selfsched's auto.
+#include <cstdarg>
 #include <cstdint>
 #include <limits>
 #include <optional>
 
+#include "doacross.hpp"
 #include "libgomp_abi.hpp"
 #include "runtimes.hpp"
 #include "settings.hpp"
@@ -188,7 +192,64 @@ bool close_loop() {
   while (m->loop.slot != nullptr && claim_next_chunk(*m).size > 0) {
   }
   m->last_loop_ours = false;
+  gomp_doacross_end(m->doacross);
   return true;
+}
+
+// Doacross loops: GOMP_doacross_wait is variadic, and forwarding a variadic
+// call in C++ loses its arguments, so its entry is a few instructions of
+// assembly that keep the argument registers, ask which function serves the
+// call, and jump there. x86-64 System V only; elsewhere libgomp keeps
+// doacross loops.
+#if defined(__x86_64__) && defined(__ELF__)
+constexpr bool serves_doacross = true;
+#else
+constexpr bool serves_doacross = false;
+#endif
+
+// The member whose doacross loop selfsched serves, if the calling thread is
+// in one at its team's level (not in a region nested inside it).
+membership* doacross_member() {
+  membership* m = current_membership();
+  if (m == nullptr || !doacross_ours(m->doacross)) return nullptr;
+  if (gomp().follows_regions && gomp().get_level() != m->level) return nullptr;
+  return m;
+}
+
+template <typename T, typename Forward>
+bool start_doacross_loop(loop_site site, unsigned ncounts, const T* counts, T* istart, T* iend, Forward forward) {
+  membership* m = membership_for_loop();
+  const active_schedule* technique = m != nullptr && m->team != nullptr ? technique_in_force(*m) : nullptr;
+  iter_t rows[doacross_max_dims] = {};
+  bool fits = ncounts >= 1 && ncounts <= doacross_max_dims;
+  for (unsigned d = 0; fits && d < ncounts; ++d) {
+    fits = counts[d] >= 0 && static_cast<std::uint64_t>(counts[d]) <= std::numeric_limits<iter_t>::max();
+    rows[d] = fits ? static_cast<iter_t>(counts[d]) : 0;
+  }
+  const char* why = !serves_doacross          ? "doacross loops are served on x86-64 only"
+                    : m == nullptr || m->team == nullptr ? "selfsched cannot tell its team"
+                    : technique == nullptr      ? "OMP_SCHEDULE names no selfsched technique"
+                    : !fits                     ? "more than 8 ordered loops, or more iterations than 64 bits count"
+                    : m->team->outer != nullptr ? "in an MPI region, ranks cannot honour its dependences"
+                    : !gomp_doacross_fits(rows[0]) ? "more than 2^27 rows"
+                                                   : nullptr;
+  if (why != nullptr) {
+    if (current_settings().verbose) [[unlikely]]
+      explain_runtime_loop(site, "libgomp", "schedule(runtime) ordered(n)", why);
+    leave_loop_to_libgomp(m);
+    return forward();
+  }
+  gomp_doacross_begin(m->doacross, static_cast<int>(ncounts), rows);
+  // Rows are handed out in order: a row waits only on rows handed out before it.
+  enter_loop(*m, site, *technique, rows[0], T{0}, counts[0], T{1}, 1, chunk_order::monotonic);
+  return rows[0] > 0 && serve_next(m, istart, iend);
+}
+
+// Logical iteration numbers of a depend(sink) as the variadic call gave them.
+template <typename T>
+void gather_sink(const membership& m, T first, va_list rest, std::int64_t* vec) {
+  vec[0] = static_cast<std::int64_t>(first);
+  for (int d = 1; d < m.doacross.dims; ++d) vec[d] = static_cast<std::int64_t>(va_arg(rest, T));
 }
 
 // A region's body, as every member runs it under selfsched.
@@ -431,6 +492,59 @@ SELFSCHED_LOOP_NEXT(GOMP_loop_ull_guided_next, gomp_ull, loop_ull_guided_next)
 SELFSCHED_LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, gomp_ull, loop_ull_guided_next)
 #undef SELFSCHED_LOOP_NEXT
 
+// Doacross loops under schedule(runtime).
+bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long* counts, long* istart, long* iend) {
+  return so::start_doacross_loop(SELFSCHED_SITE, ncounts, counts, istart, iend,
+                                 [&] { return gomp().loop_doacross_runtime_start(ncounts, counts, istart, iend); });
+}
+bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, gomp_ull* counts, gomp_ull* istart, gomp_ull* iend) {
+  return so::start_doacross_loop(SELFSCHED_SITE, ncounts, counts, istart, iend, [&] {
+    return gomp().loop_ull_doacross_runtime_start(ncounts, counts, istart, iend);
+  });
+}
+
+void GOMP_doacross_post(long* counts) {
+  if (so::membership* m = so::doacross_member()) return so::gomp_doacross_post(*m, counts);
+  gomp().doacross_post(counts);
+}
+void GOMP_doacross_ull_post(gomp_ull* counts) {
+  if (so::membership* m = so::doacross_member()) {
+    std::int64_t vec[so::doacross_max_dims];
+    for (int d = 0; d < m->doacross.dims; ++d) vec[d] = static_cast<std::int64_t>(counts[d]);
+    return so::gomp_doacross_post(*m, vec);
+  }
+  gomp().doacross_ull_post(counts);
+}
+
+// GOMP_doacross_wait and GOMP_doacross_ull_wait (below, in assembly) jump to
+// what these return: ours for a loop selfsched serves, else libgomp's.
+[[gnu::visibility("hidden")]] void selfsched_gomp_doacross_wait_served(long first, ...) {
+  so::membership* m = so::current_membership();
+  std::int64_t vec[so::doacross_max_dims];
+  va_list rest;
+  va_start(rest, first);
+  so::gather_sink(*m, first, rest, vec);
+  va_end(rest);
+  so::gomp_doacross_wait(*m, vec);
+}
+[[gnu::visibility("hidden")]] void selfsched_gomp_doacross_ull_wait_served(gomp_ull first, ...) {
+  so::membership* m = so::current_membership();
+  std::int64_t vec[so::doacross_max_dims];
+  va_list rest;
+  va_start(rest, first);
+  so::gather_sink(*m, first, rest, vec);
+  va_end(rest);
+  so::gomp_doacross_wait(*m, vec);
+}
+[[gnu::visibility("hidden")]] void* selfsched_gomp_doacross_wait_target() {
+  if (so::doacross_member() != nullptr) return reinterpret_cast<void*>(&selfsched_gomp_doacross_wait_served);
+  return reinterpret_cast<void*>(gomp().doacross_wait);
+}
+[[gnu::visibility("hidden")]] void* selfsched_gomp_doacross_ull_wait_target() {
+  if (so::doacross_member() != nullptr) return reinterpret_cast<void*>(&selfsched_gomp_doacross_ull_wait_served);
+  return reinterpret_cast<void*>(gomp().doacross_ull_wait);
+}
+
 // The end of every loop (libgomp's own loops included, static and ordered
 // ones too): ours end at the team's barrier.
 void GOMP_loop_end() {
@@ -447,3 +561,39 @@ void GOMP_loop_end_nowait() {
 }
 
 }  // extern "C"
+
+#if defined(__x86_64__) && defined(__ELF__)
+// name(first, ...): the six argument registers and %rax (the count of
+// vector registers a variadic call sets) are kept across the call that
+// picks the target (seven pushes also align the stack for it), then the
+// call goes on to the target as it came.
+#define SELFSCHED_VARIADIC_ENTRY(name, target)                                         \
+  asm(".text\n"                                                                         \
+      ".globl " #name "\n"                                                              \
+      ".type " #name ", @function\n"                                                    \
+      ".p2align 4\n" #name ":\n"                                                        \
+      ".cfi_startproc\n"                                                                \
+      "endbr64\n"                                                                       \
+      "pushq %rdi\n.cfi_adjust_cfa_offset 8\n"                                          \
+      "pushq %rsi\n.cfi_adjust_cfa_offset 8\n"                                          \
+      "pushq %rdx\n.cfi_adjust_cfa_offset 8\n"                                          \
+      "pushq %rcx\n.cfi_adjust_cfa_offset 8\n"                                          \
+      "pushq %r8\n.cfi_adjust_cfa_offset 8\n"                                           \
+      "pushq %r9\n.cfi_adjust_cfa_offset 8\n"                                           \
+      "pushq %rax\n.cfi_adjust_cfa_offset 8\n"                                          \
+      "call " #target "\n"                                                              \
+      "movq %rax, %r11\n"                                                               \
+      "popq %rax\n.cfi_adjust_cfa_offset -8\n"                                          \
+      "popq %r9\n.cfi_adjust_cfa_offset -8\n"                                           \
+      "popq %r8\n.cfi_adjust_cfa_offset -8\n"                                           \
+      "popq %rcx\n.cfi_adjust_cfa_offset -8\n"                                          \
+      "popq %rdx\n.cfi_adjust_cfa_offset -8\n"                                          \
+      "popq %rsi\n.cfi_adjust_cfa_offset -8\n"                                          \
+      "popq %rdi\n.cfi_adjust_cfa_offset -8\n"                                          \
+      "jmp *%r11\n"                                                                     \
+      ".cfi_endproc\n"                                                                  \
+      ".size " #name ", .-" #name "\n")
+SELFSCHED_VARIADIC_ENTRY(GOMP_doacross_wait, selfsched_gomp_doacross_wait_target);
+SELFSCHED_VARIADIC_ENTRY(GOMP_doacross_ull_wait, selfsched_gomp_doacross_ull_wait_target);
+#undef SELFSCHED_VARIADIC_ENTRY
+#endif

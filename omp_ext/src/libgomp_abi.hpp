@@ -61,6 +61,14 @@ struct gomp_entry_points {
   bool (*loop_end_cancel)();
   void (*barrier)();
   bool (*barrier_cancel)();
+  // Doacross (ordered(n)) loops, GCC 6 and later; null where the runtime
+  // has none (then no program calls them).
+  bool (*loop_doacross_runtime_start)(unsigned, long*, long*, long*);
+  bool (*loop_ull_doacross_runtime_start)(unsigned, gomp_ull*, gomp_ull*, gomp_ull*);
+  void (*doacross_post)(long*);
+  void (*doacross_ull_post)(gomp_ull*);
+  void (*doacross_wait)(long, ...);
+  void (*doacross_ull_wait)(gomp_ull, ...);
 
   int (*get_level)();
   int (*get_thread_num)();

@@ -52,6 +52,15 @@ bool resolve_all(gomp_entry_points& g, const char*& missing, bool load_if_absent
   need(g.loop_end, "GOMP_loop_end");
   need(g.loop_end_nowait, "GOMP_loop_end_nowait");
   need(g.loop_end_cancel, "GOMP_loop_end_cancel");
+  const auto may_have = [&](auto& slot, const char* name) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(where, name));
+  };
+  may_have(g.loop_doacross_runtime_start, "GOMP_loop_doacross_runtime_start");
+  may_have(g.loop_ull_doacross_runtime_start, "GOMP_loop_ull_doacross_runtime_start");
+  may_have(g.doacross_post, "GOMP_doacross_post");
+  may_have(g.doacross_ull_post, "GOMP_doacross_ull_post");
+  may_have(g.doacross_wait, "GOMP_doacross_wait");
+  may_have(g.doacross_ull_wait, "GOMP_doacross_ull_wait");
   need(g.barrier, "GOMP_barrier");
   need(g.barrier_cancel, "GOMP_barrier_cancel");
   need(g.get_level, "omp_get_level");

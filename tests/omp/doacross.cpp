@@ -1,5 +1,6 @@
-// Doacross loops (ordered(n) + depend(sink/source)) served by libselfsched:
-// results identical to the serial loop under every catalog technique (plain,
+// Doacross loops (ordered(n) + depend(sink/source)) served by libselfsched,
+// built by clang (libomp) and by g++ (libgomp, tests/gcc/): results
+// identical to the serial loop under every catalog technique (plain,
 // s- and sw-) and 1-4 threads, including the boundary sinks (i-1, j+1) that
 // deadlock on stock libomp (clang passes trip counts where libomp expects
 // inclusive bounds). A watchdog turns a deadlock into a failure naming the
@@ -180,6 +181,21 @@ void one_dim_nowait_and_static(int n) {
   check(counted, "schedule(static,1) doacross (libomp's) differs from serial");
 }
 
+// An unsigned 64-bit loop whose bound is known only at run time: GCC's
+// GOMP_loop_ull_doacross_* and GOMP_doacross_ull_*, clang's 8u dispatch.
+void unsigned_rows(unsigned long long n) {
+  std::vector<std::uint64_t> a(static_cast<std::size_t>(n) + 1), r(a.size());
+  r[0] = a[0] = 1;
+  for (unsigned long long i = 1; i <= n; ++i) r[i] = mix(r[i - 1] + i);
+#pragma omp parallel for ordered(1) schedule(runtime)
+  for (unsigned long long i = 1; i <= n; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+    store(a[i], mix(load(a[i - 1]) + i));
+#pragma omp ordered depend(source)
+  }
+  check(a == r, "unsigned long long ordered(1) differs from serial");
+}
+
 void run_all(const std::string& technique, int threads, std::mt19937& rng) {
   if (selfsched_set_schedule(technique.c_str(), 0) != 0) {
     ++failures;
@@ -205,6 +221,10 @@ void run_all(const std::string& technique, int threads, std::mt19937& rng) {
   const int cn = size(1, 12), cm = size(1, 12);
   begin_case(where + " collapsed " + std::to_string(cn) + "x" + std::to_string(cm));
   check(collapsed<true>(cn, cm) == collapsed<false>(cn, cm), "collapse(2) ordered(2) differs from serial");
+
+  const int un = size(1, 50);
+  begin_case(where + " unsigned_rows " + std::to_string(un));
+  unsigned_rows(static_cast<unsigned long long>(un));
 
   begin_case(where + " one_dim_nowait_and_static");
   one_dim_nowait_and_static(size(1, 60));
