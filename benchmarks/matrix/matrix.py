@@ -2,7 +2,7 @@
 """The application matrix: apps x scenarios x schedules, on this machine.
 
     benchmarks/matrix/matrix.py (--quick | --full | --config FILE) [--build DIR]
-        [--out DIR] [--reps N] [--no-gantt] [--no-progress]
+        [--out DIR] [--programs DIR] [--reps N] [--no-gantt] [--no-progress]
 
 Runs the example programs (examples/README.md) under libomp's own schedules
 and selfsched's techniques, in the scenarios of DESIGN.md ("Heterogeneity on
@@ -111,6 +111,9 @@ def main(argv):
     which.add_argument("--config", help="a config file (JSON)")
     parser.add_argument("--build", default=os.path.join(SOURCE, "build"), help="build directory (default: build)")
     parser.add_argument("--out", help="output directory (default: BUILD/matrix/NAME)")
+    parser.add_argument("--programs", metavar="DIR",
+                        help="the example programs to run (default: BUILD/bin), e.g. built by gcc "
+                             "(BUILD/tests/gcc/examples): their runtime's schedules are then libgomp's")
     parser.add_argument("--reps", type=int, help="repetitions (default: the config's)")
     parser.add_argument("--no-gantt", action="store_true", help="no profiled runs, no Gantt charts")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -128,7 +131,7 @@ def main(argv):
     build = os.path.abspath(args.build)
     path = os.path.join(HERE, "quick.json") if args.quick else os.path.join(HERE, "full.json") if args.full \
         else args.config
-    config = load_config(path, build)
+    config = load_config(path, build, os.path.abspath(args.programs) if args.programs else None)
     if args.reps is not None:
         if args.reps < 1:
             raise BadInput(f"--reps '{args.reps}' is not an integer >= 1")
@@ -163,6 +166,8 @@ def main(argv):
             command += f" --reps {args.reps}"
         if args.quiet_wait:
             command += f" --quiet-wait {args.quiet_wait:g}"
+        if config["programs_shown"]:
+            command += f" --programs {config['programs_shown']}"
         if args.out:
             command += f" --out {os.path.relpath(out, SOURCE) if out.startswith(SOURCE + '/') else out}"
     runs, charts = measured["runs"], measured["charts"]
@@ -179,7 +184,7 @@ def main(argv):
         "matrix": 1, "config": config["name"], "config_file": config["file"], "title": config["title"],
         "started": measured["started"], "finished": measured["finished"], "command": command,
         "machine": measured["machine"], "load": measured["load"], "scenario_load": measured["scenario_load"],
-        "threads": config["threads"], "repetitions": config["repetitions"],
+        "threads": config["threads"], "repetitions": config["repetitions"], "runtime": config["runtime"],
         "scenarios": [{k: s.get(k) for k in ("name", "description", "env", "speeds", "competitor")}
                       for s in config["scenario_list"]],
         "apps": config["apps"],
@@ -209,7 +214,7 @@ def main(argv):
         print(f"written: {out}/matrix.json, {out}/matrix.md" + (f", {len([c for c in charts if 'svg' in c])} Gantt "
                                                                f"charts in {out}/charts" if charts else ""))
     if args.verdict:
-        print("\n" + "\n".join(verdict(cells, args.verdict)))
+        print("\n" + "\n".join(verdict(cells, args.verdict, config["runtime"])))
     for f in failures:
         print(f"matrix: FAILED {f['scenario']} {f['app']} {f['schedule']}: {f['error']}", file=sys.stderr)
     return 1 if failures else 0

@@ -46,9 +46,11 @@ def check_catalog(build):
         expect(result.returncode == 0, f"catalog: '{name}' is not accepted: {result.stderr.strip()}")
 
 
-def check_quick(build, out):
+def check_quick(build, out, programs=None, runtime="libomp"):
     check_catalog(build)
     command = [sys.executable, MATRIX, "--quick", "--build", build, "--out", out, "--no-progress"]
+    if programs:
+        command += ["--programs", programs]
     result = subprocess.run(command, capture_output=True, text=True)
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
@@ -60,7 +62,11 @@ def check_quick(build, out):
     apps = [a["name"] for a in data["apps"]]
     schedules = data["schedules"]
     expect(set(scenarios) == {"dedicated", "nondedicated", "slowcores", "hybrid"}, f"scenarios: {scenarios}")
-    expect({s["by"] for s in schedules} == {"libomp", "selfsched"}, "libomp and selfsched schedules both present")
+    expect({s["by"] for s in schedules} == {"libomp", "selfsched"}, "runtime and selfsched schedules both present")
+    expect(data["runtime"] == runtime and all(s["name"].startswith(runtime + " ") for s in schedules if s["by"] == "libomp"),
+           f"the runtime's schedules are not named after {runtime}: {data['runtime']}, {[s['name'] for s in schedules]}")
+    if runtime == "libgomp":  # libgomp has no trapezoidal: the matrix leaves it out rather than run its default
+        expect(not any("trapezoidal" in s["name"] for s in schedules), "libgomp was given trapezoidal")
     expect(len(data["runs"]) == reps * len(scenarios) * len(apps) * len(schedules),
            f"{len(data['runs'])} runs, expected {reps} x {len(scenarios)} x {len(apps)} x {len(schedules)}")
     for r in data["runs"]:
@@ -150,8 +156,13 @@ def main():
     parser.add_argument("--build", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--bad-input", action="store_true")
+    parser.add_argument("--programs", help="the example programs built by gcc: libgomp's schedules are the baseline")
     args = parser.parse_args()
-    (check_bad_input if args.bad_input else check_quick)(os.path.abspath(args.build), os.path.abspath(args.out))
+    if args.bad_input:
+        check_bad_input(os.path.abspath(args.build), os.path.abspath(args.out))
+    else:
+        check_quick(os.path.abspath(args.build), os.path.abspath(args.out), args.programs,
+                    "libgomp" if args.programs else "libomp")
     for p in problems:
         print(f"check_matrix: {p}", file=sys.stderr)
     print("check_matrix: " + ("ok" if not problems else f"{len(problems)} problem(s)"))

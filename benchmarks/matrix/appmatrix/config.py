@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # benchmarks/matrix: the configs
@@ -74,7 +75,27 @@ def bound_places(threads):
     return ",".join("{%d}" % cpu for cpu in usable_cpus(threads, f"binding {threads} threads one to a CPU"))
 
 
-def load_config(path, build):
+# Schedule kinds only libomp knows: a libgomp program would take its default
+# instead, under the kind's name.
+LIBOMP_ONLY = ("trapezoidal", "static_steal")
+
+
+def program_runtime(program):
+    """The OpenMP runtime an example program links (its ELF NEEDED entries): libomp or libgomp."""
+    try:
+        result = subprocess.run(["readelf", "-d", program], capture_output=True, text=True)
+    except OSError as e:
+        raise BadInput(f"cannot read {program}'s dynamic section (readelf): {e}")
+    if "libgomp" in result.stdout:
+        return "libgomp"
+    if "libomp" in result.stdout:
+        return "libomp"
+    raise BadInput(f"{program} links neither libomp nor libgomp")
+
+
+def load_config(path, build, programs=None):
+    """programs: the directory of the example programs (default BUILD/bin), e.g. built by gcc."""
+    programs = programs or os.path.join(build, "bin")
     try:
         with open(path) as f:
             config = json.load(f)
@@ -127,17 +148,33 @@ def load_config(path, build):
         app.setdefault("args", [])
         app.setdefault("k", 1)
         app.setdefault("gantt", False)
-        if not os.access(os.path.join(build, "bin", app["program"]), os.X_OK):
-            raise BadInput(f"{path}: app '{app['name']}': no program {build}/bin/{app['program']} (build first)")
+        app["path"] = os.path.join(programs, app["program"])
+        if not os.access(app["path"], os.X_OK):
+            raise BadInput(f"{path}: app '{app['name']}': no program {app['path']} (build first)")
         apps.append(app)
     config["apps"] = apps
+    config["programs"] = programs
+    default_programs = os.path.abspath(programs) == os.path.join(os.path.abspath(build), "bin")
+    config["programs_shown"] = None if default_programs else (
+        os.path.relpath(programs, SOURCE) if os.path.abspath(programs).startswith(SOURCE + "/") else programs)
+    # The runtime's own schedules are named after it; every app must use the same one.
+    runtimes = {program_runtime(app["path"]) for app in apps}
+    if len(runtimes) > 1:
+        raise BadInput(f"{path}: the apps link different OpenMP runtimes ({', '.join(sorted(runtimes))})")
+    runtime = config["runtime"] = runtimes.pop()
+    if runtime == "libgomp":
+        dropped = [s for s in config["libomp"] if s.split(",")[0].split(":")[-1] in LIBOMP_ONLY]
+        if dropped:
+            print(f"matrix: libgomp has no {', '.join(dropped)}: left out", file=sys.stderr)
+        config["libomp"] = [s for s in config["libomp"] if s not in dropped]
 
     selfsched = config["selfsched"]
     if selfsched == "catalog" or (isinstance(selfsched, dict) and selfsched.get("catalog")):
         extra = selfsched.get("extra", []) if isinstance(selfsched, dict) else []
         names = catalog(build)
         selfsched = names + [s for s in extra if s not in names]
-    schedules = [{"name": f"libomp {s}", "by": "libomp", "omp_schedule": s} for s in config["libomp"]]
+    # "by": "libomp" marks the runtime's own schedules, whichever runtime it is.
+    schedules = [{"name": f"{runtime} {s}", "by": "libomp", "omp_schedule": s} for s in config["libomp"]]
     # With libselfsched preloaded, OMP_SCHEDULE=auto is selfsched's auto.
     # An object {"name", "omp_schedule", "warm_cache": true} runs with auto's cache on (one file per
     # scenario and app), warmed by one unmeasured run first: the second run of a program.

@@ -73,6 +73,7 @@ def fmt(x, digits=2):
 
 def markdown(config, result, shown_build="build"):
     cells, lines = result["cells"], []
+    rt = config.get("runtime", "libomp")  # whose own schedules are the baseline
     add = lines.append
     load = result["load"]
     add(f"# {config['title']}")
@@ -114,10 +115,10 @@ def markdown(config, result, shown_build="build"):
         f" `{command_text(config, scenario, sample, app, None, shown_build)}`"
         + (" with the competing process started first." if scenario.get("competitor") else "."))
     add("")
-    add("Each cell: time / time of the best libomp schedule (the libomp schedule with the smallest median), "
+    add(f"Each cell: time / time of the best {rt} schedule (the {rt} schedule with the smallest median), "
         "time / ideal, imbalance (max / mean busy time of the threads); each the median over the repetitions of "
         "the ratio within one repetition. **Bold**: the smallest first ratio of the column (the smallest median "
-        "time when there is no libomp schedule). Ideal: W / sum_t s_t, with W the median over the column's runs "
+        f"time when there is no {rt} schedule). Ideal: W / sum_t s_t, with W the median over the column's runs "
         "in that repetition of sum_t s_t busy_t (`benchmarks/matrix/matrix.py`).")
     add("")
     for a in config["apps"]:
@@ -129,7 +130,7 @@ def markdown(config, result, shown_build="build"):
         cols = {s["name"]: [c for c in cells if c["app"] == a["name"] and c["scenario"] == s["name"]]
                 for s in config["scenario_list"]}
         fastest = {k: min((c for c in v if c["median_s"]), key=rank, default=None) for k, v in cols.items()}
-        add("| best libomp, ideal (s) | " + " | ".join(
+        add(f"| best {rt}, ideal (s) | " + " | ".join(
             f"{fmt(v[0]['best_libomp_s'], 3)}, {fmt(v[0]['ideal_s'], 3)}" for v in cols.values()) + " |")
         for i, schedule in enumerate(config["schedule_list"]):
             row = []
@@ -145,7 +146,7 @@ def markdown(config, result, shown_build="build"):
     # Over all columns: how far from the best libomp schedule each schedule ever is.
     add("## Every schedule over all apps and scenarios")
     add("")
-    add("The first ratio of the cells above (time / time of the best libomp schedule of the same app and "
+    add(f"The first ratio of the cells above (time / time of the best {rt} schedule of the same app and "
         "scenario): geometric mean and worst case over the " + str(len(config["apps"]) * len(config["scenario_list"]))
         + " columns.")
     add("")
@@ -175,7 +176,7 @@ def markdown(config, result, shown_build="build"):
         add("")
     if result["charts"]:
         add("Gantt charts (chunks per thread over time, one profiled run each; best and worst: the selfsched "
-            "techniques with the smallest and largest first ratio, since libomp's own loops cannot be traced by "
+            f"techniques with the smallest and largest first ratio, since {rt}'s own loops cannot be traced by "
             "selfsched):")
         add("")
         for c in result["charts"]:
@@ -195,22 +196,23 @@ def markdown(config, result, shown_build="build"):
 
 
 def print_table(config, cells, stream=sys.stdout):
+    rt = config.get("runtime", "libomp")
     for scenario in config["scenario_list"]:
         for app in config["apps"]:
             rows = [c for c in cells if c["scenario"] == scenario["name"] and c["app"] == app["name"]]
             if not rows:
                 continue
-            print(f"\n{app['name']} in scenario {scenario['name']}: best libomp {fmt(rows[0]['best_libomp_s'], 3)} s, "
+            print(f"\n{app['name']} in scenario {scenario['name']}: best {rt} {fmt(rows[0]['best_libomp_s'], 3)} s, "
                   f"ideal {fmt(rows[0]['ideal_s'], 3)} s", file=stream)
-            print(f"  {'schedule':<26} {'median s':>9} {'x best libomp':>14} {'x ideal':>8} {'imbalance':>10}",
+            print(f"  {'schedule':<26} {'median s':>9} {'x best ' + rt:>14} {'x ideal':>8} {'imbalance':>10}",
                   file=stream)
             for c in sorted(rows, key=rank):
                 print(f"  {c['schedule']:<26} {fmt(c['median_s'], 3):>9} {fmt(c['ratio_best_libomp']):>14} "
                       f"{fmt(c['ratio_ideal']):>8} {fmt(c['imbalance']):>10}", file=stream)
 
 
-def verdict(cells, schedule):
-    """Lines that judge one selfsched schedule against libomp's best and the ideal, per cell and
+def verdict(cells, schedule, rt="libomp"):
+    """Lines that judge one selfsched schedule against the runtime's (rt's) best and the ideal, per cell and
     overall, and say why where it loses: uneven threads, or (as balanced) the cost of its claims."""
     mine = [c for c in cells if c["key"] == schedule and c["ratio_best_libomp"]]
     if not mine:
@@ -220,8 +222,8 @@ def verdict(cells, schedule):
         best = next(b for b in cells if b["scenario"] == c["scenario"] and b["app"] == c["app"]
                     and b["schedule"] == c["best_libomp"])
         where = f"{c['app']} ({c['scenario']})" if len(mine) > 1 else ""
-        line = (f"{schedule} took {fmt(c['ratio_best_libomp'])}x the time of libomp's best schedule "
-                f"({c['best_libomp'].replace('libomp ', '')}) and {fmt(c['ratio_ideal'])}x the ideal")
+        line = (f"{schedule} took {fmt(c['ratio_best_libomp'])}x the time of {rt}'s best schedule "
+                f"({c['best_libomp'].replace(rt + ' ', '')}) and {fmt(c['ratio_ideal'])}x the ideal")
         if c["ratio_best_libomp"] > 1.0:
             if c["imbalance"] and best["imbalance"] and c["imbalance"] > best["imbalance"] + 0.02:
                 why = (f"its threads finished less evenly (busy time max/mean {fmt(c['imbalance'])} against "
@@ -236,6 +238,6 @@ def verdict(cells, schedule):
         ratios = [c["ratio_best_libomp"] for c in mine]
         worst = max(mine, key=lambda c: c["ratio_best_libomp"])
         lines.insert(0, f"Verdict: {schedule} over {len(mine)} cells: geometric mean "
-                        f"{fmt(math.exp(statistics.fmean(math.log(r) for r in ratios)))}x libomp's best schedule of "
+                        f"{fmt(math.exp(statistics.fmean(math.log(r) for r in ratios)))}x {rt}'s best schedule of "
                         f"each cell, worst {fmt(worst['ratio_best_libomp'])}x ({worst['app']}, {worst['scenario']})")
     return lines

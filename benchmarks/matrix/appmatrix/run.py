@@ -38,7 +38,8 @@ def command_text(config, scenario, schedule, app, build, shown_build="build"):
         return word if re.fullmatch(r"[\w./,=:+-]+", word) else f"'{word}'"
     # Only a value is quoted: a quoted NAME=value would be a command, not an assignment.
     words = [f"{k}={quoted(v.replace(SOURCE + '/', ''))}" for k, v in env.items()]
-    words += [quoted(w) for w in [f"{shown_build}/bin/{app['program']}"] + app["args"]]
+    programs = config.get("programs_shown") or f"{shown_build}/bin"
+    words += [quoted(w) for w in [f"{programs}/{app['program']}"] + app["args"]]
     return " ".join(words)
 
 
@@ -51,7 +52,7 @@ def parse_line(stdout):
 
 def run_once(config, scenario, schedule, app, build, extra_env=None, extra_args=()):
     env = run_environment(config, scenario, schedule, app, build, extra_env)
-    command = [os.path.join(build, "bin", app["program"])] + app["args"] + list(extra_args)
+    command = [app["path"]] + app["args"] + list(extra_args)
     record = {"scenario": scenario["name"], "app": app["name"], "schedule": schedule_label(schedule, app)}
     try:
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=config["run_timeout_s"])
@@ -117,21 +118,23 @@ def competitor_cpu(config):
 
 def check_binding(config, build):
     """Runs the first app once with libomp's affinity display: each thread must be bound to one CPU of
-    its own, else every scenario's "thread 1" would mean nothing. BadInput says what libomp did."""
+    its own, else every scenario's "thread 1" would mean nothing. BadInput says what the runtime did."""
     scenario, app = config["scenario_list"][0], config["apps"][0]
     env = {k: v for k, v in os.environ.items() if not CLEARED.match(k)}
     env.update(scenario["env"], OMP_NUM_THREADS=str(config["threads"]), OMP_DISPLAY_AFFINITY="TRUE",
                OMP_AFFINITY_FORMAT="binding-check thread %n cpus %A")
-    command = [os.path.join(build, "bin", app["program"])] + app["args"]
+    command = [app["path"]] + app["args"]
     try:
         result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=config["run_timeout_s"])
     except subprocess.TimeoutExpired:
         raise BadInput(f"the binding check ({app['program']}) timed out after {config['run_timeout_s']} s")
-    bound = dict(re.findall(r"^binding-check thread (\d+) cpus (\S+)$", result.stdout, re.MULTILINE))
+    # libomp displays affinity on stdout, libgomp on stderr.
+    bound = dict(re.findall(r"^binding-check thread (\d+) cpus (\S+)$", result.stdout + "\n" + result.stderr,
+                            re.MULTILINE))
     cpus = [bound.get(str(t)) for t in range(config["threads"])]
     if not all(c is not None and c.isdigit() for c in cpus) or len(set(cpus)) != len(cpus):
         raise BadInput(f"OMP_PLACES={scenario['env'].get('OMP_PLACES')} did not bind each of the "
-                       f"{config['threads']} threads to a CPU of its own: libomp bound them to "
+                       f"{config['threads']} threads to a CPU of its own: {config['runtime']} bound them to "
                        + ", ".join(f"thread {t}: {{{c}}}" for t, c in enumerate(cpus)))
 
 
