@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 
-STRATEGIES = ["central", "mediation", "receiver", "sender"]
+STRATEGIES = ["central", "mediation", "hier-mediation", "receiver", "sender"]
 CONFIGS = [(2, 2), (3, 1), (4, 1)]  # ranks, threads per rank
 PROGRAM = ["--function", "shekel10", "--work", "3000"]
 

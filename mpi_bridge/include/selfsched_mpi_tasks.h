@@ -26,7 +26,7 @@ extern "C" {
 typedef struct selfsched_mpi_task_pool selfsched_mpi_task_pool;
 
 typedef struct selfsched_mpi_task_pool_options {
-  const char* strategy; /* central, mediation, receiver, sender; NULL: SELFSCHED_POOL_STRATEGY, else central */
+  const char* strategy; /* central, mediation, hier-mediation, receiver, sender; NULL: SELFSCHED_POOL_STRATEGY, else central */
   int threads;          /* per rank; 0: omp_get_max_threads() */
   int async_levels;     /* global iterations in progress at most; 0: no limit */
   size_t max_payload;   /* bytes per task; 0: 65536 */

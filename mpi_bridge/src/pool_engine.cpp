@@ -4,6 +4,7 @@
 #include "pool_engine.hpp"
 
 #include "fatal.hpp"
+#include "nodes.hpp"
 
 #include <omp.h>
 
@@ -110,6 +111,21 @@ pool_engine::pool_engine(MPI_Comm comm, const task_pool_options& options) {
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  // Rank 0 serves every other rank, except under hier-mediation: there it
+  // serves its node's ranks and the other nodes' mediators, each of which
+  // serves the ranks of its node.
+  if (strategy_ != pool_strategy::hier_mediation) {
+    if (rank_ == 0)
+      for (int r = 1; r < size_; ++r) children_.push_back(r);
+  } else {
+    const std::vector<int> leaders = node_leaders(comm_, current_settings(false).node_size);
+    for (int r = 0; r < size_; ++r) {
+      const int leader = leaders[static_cast<std::size_t>(r)];
+      if (r != rank_ && (leader == rank_ || (rank_ == 0 && leader == r))) children_.push_back(r);
+    }
+    const int mine = leaders[static_cast<std::size_t>(rank_)];
+    mediator_ = mine == rank_ ? 0 : mine;
+  }
   threads_option_ = options.threads;
   max_payload_ = options.max_payload > 0 ? options.max_payload : 65536;
   queue_ = task_queue(options.async_levels);
@@ -151,7 +167,7 @@ void pool_engine::stop_locked() {
   stopped_ = true;
   if (rank_ == 0 || strategy_ != pool_strategy::central) {
     discarded_ += static_cast<std::int64_t>(queue_.discard_queued());
-    if (rank_ == 0) discarded_ += static_cast<std::int64_t>(held_.discard_queued());
+    if (!children_.empty()) discarded_ += static_cast<std::int64_t>(held_.discard_queued());
     if (rank_ != 0) stop_requested_ = true;
     state_changed_ = true;
   } else {
@@ -199,6 +215,7 @@ std::optional<queued_task> pool_engine::next_task() {
     case pool_strategy::central:  // rank 0 hands out current tasks only
       return rank_ == 0 ? queue_.pop_current() : queue_.pop_any();
     case pool_strategy::mediation:  // seed 001: beyond the limit once a request was denied
+    case pool_strategy::hier_mediation:
     case pool_strategy::receiver:
     case pool_strategy::sender:
       if (auto t = queue_.pop_current(global_completed_)) return t;
@@ -211,10 +228,11 @@ std::optional<queued_task> pool_engine::next_task() {
 }
 
 void pool_engine::work(int thread, int threads) {
-  // Rank 0's thread 0 serves the other ranks and runs no task, as seed
-  // 001's dedicated master; alone, it runs tasks like any thread.
+  // A serving rank's thread 0 (rank 0's, or a node mediator's) serves and
+  // runs no task, as seed 001's dedicated master; alone, it runs tasks like
+  // any thread.
   const bool communicates = thread == 0;
-  const bool runs_tasks = !(communicates && rank_ == 0 && size_ > 1 && dedicated_server());
+  const bool runs_tasks = !(communicates && dedicated_server());
   std::unique_lock guard(lock_);
   if (thread == 0) threads_ = threads;
   // Thread 0's wait between polls when nothing happens: short, as a message
@@ -260,7 +278,7 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
     body_ = &body;
     tasks_run_ = discarded_ = busy_ns_ = idle_ns_ = 0;
   }
-  if (rank_ == 0) {
+  if (!children_.empty() || rank_ == 0) {
     wanted_.assign(static_cast<std::size_t>(size_), 0);
     heard_from_.assign(static_cast<std::size_t>(size_), false);
     acknowledged_.assign(static_cast<std::size_t>(size_), false);
@@ -270,10 +288,13 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
     views_.assign(static_cast<std::size_t>(size_), rank_view{});
     held_ = task_queue(queue_.async_levels());
     level_sent_ = -1;
-  } else {
-    requested_ = 0;
-    first_report_sent_ = false;
   }
+  requested_ = 0;
+  first_report_sent_ = false;
+  asks_up_ = denied_up_ = end_from_parent_ = false;
+  owed_up_ = 0;
+  forwarding_from_ = -1;
+  std::fill(std::begin(reported_), std::end(reported_), -1);
   global_completed_ = -1;
   denied_ = requesting_ = false;
   sent_to_.assign(static_cast<std::size_t>(size_), 0);
@@ -315,8 +336,8 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   MPI_Allreduce(local, total, 2, MPI_INT64_T, MPI_SUM, comm_);
   report.tasks_everywhere = total[0];
   report.discarded = total[1];
-  // Rank 0's thread 0 serves and runs no task under central and mediation.
-  const bool serves = rank_ == 0 && size_ > 1 && dedicated_server();
+  // A serving rank's thread 0 runs no task (central, mediation, hier-mediation).
+  const bool serves = dedicated_server();
   const int working_threads = serves ? report.threads - 1 : report.threads;
   const double utilization =
       working_threads > 0 && seconds > 0 ? report.busy_seconds / (working_threads * seconds) : -1;
@@ -350,22 +371,23 @@ void pool_engine::broadcast_level(int level) {
   changed_.notify_all();
   message_buffer out(pool_message::level);
   out.put(static_cast<std::int32_t>(level));
-  for (int r = 1; r < size_; ++r) send(r, out);
+  for (const int r : children_) send(r, out);
 }
 
 bool pool_engine::finish_serving(bool can_end) {
   bool sent = false;
   if (stopped_ && !halt_sent_) {
     halt_sent_ = sent = true;
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::halt));
+    for (const int r : children_) send(r, message_buffer(pool_message::halt));
   }
   if (!end_sent_ && can_end) {
     end_sent_ = sent = true;
-    for (int r = 1; r < size_; ++r) send(r, message_buffer(pool_message::end));
+    for (const int r : children_) send(r, message_buffer(pool_message::end));
   }
-  if (end_sent_ && acks_ == size_ - 1 && !ended_) {
+  if (end_sent_ && acks_ == static_cast<int>(children_.size()) && !ended_) {
     ended_ = true;
     changed_.notify_all();
+    if (rank_ != 0) send(mediator_, message_buffer(pool_message::end_ack));  // a node mediator: its node is done
   }
   return sent;
 }
@@ -397,7 +419,7 @@ bool pool_engine::common_message(pool_message type, int sender, message_buffer& 
         ended_ = true;
         changed_.notify_all();
       }
-      send(0, message_buffer(pool_message::end_ack));
+      send(mediator_, message_buffer(pool_message::end_ack));
       return true;
     }
     default:
@@ -411,7 +433,10 @@ bool pool_engine::progress() {
     case pool_strategy::central:
       return rank_ == 0 ? progress_central_master() : progress_central_rank();
     case pool_strategy::mediation:
-      return rank_ == 0 ? progress_mediator() : progress_mediation_rank();
+    case pool_strategy::hier_mediation:
+      return rank_ == 0            ? progress_mediator()
+             : !children_.empty() ? progress_node_mediator()
+                                  : progress_mediation_rank();
     case pool_strategy::receiver:
     case pool_strategy::sender:
       return progress_distributed();

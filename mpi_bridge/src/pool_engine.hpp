@@ -19,6 +19,13 @@
 // asks the most loaded rank to give some; ranks report their load and their
 // outstanding tasks, from which the mediator knows the last completed level
 // (broadcast to all) and the end.
+//
+// Strategy hier-mediation (seed 001 sec. 5.4, pool_mediation.cpp): the same
+// on two levels. Thread 0 of each node's lowest rank mediates between the
+// ranks of its node; rank 0 mediates between its node's ranks and the other
+// nodes' mediators, each of which it sees as one rank: its node's load and
+// outstanding tasks summed, its node's requests that it could not match at
+// home. So a request crosses nodes only when no rank of its node has surplus.
 #pragma once
 
 #include <mpi.h>
@@ -135,15 +142,26 @@ class pool_engine {
   bool progress_central_rank();
   bool progress_mediator();
   bool progress_mediation_rank();
+  // A mediator's parts (pool_mediation.cpp), with the lock held unless said:
+  // a message from a rank it serves (status, surplus, end_ack; without the
+  // lock), its own rank seen as one of them, and the matching of requests
+  // with held tasks and surplus (what cannot be matched is denied on rank 0,
+  // asked of rank 0 on a node mediator).
+  void child_message(int sender, pool_message type, message_buffer& message);
+  void update_own_view();
+  bool match_requests();
   bool progress_distributed();  // receiver and sender
   // With the lock held. Tasks that came in a message go into `into`, or are
   // counted discarded after a stop.
   void keep_tasks(task_queue& into, std::vector<wire_task>& tasks);
-  // Rank 0: the last completed level is now `level`; every rank is told.
+  // Rank 0 (and node mediators passing it on): the last completed level is
+  // now `level`; every rank served is told.
   void broadcast_level(int level);
-  // Rank 0, the end every server shares: halt the others after a stop, tell
-  // them the end once `can_end` (every rank heard from, nothing left
-  // anywhere), and end here when each has answered. True if it sent.
+  // Rank 0 and node mediators, the end every server shares: halt the ranks
+  // served after a stop, tell them the end once `can_end` (rank 0: every
+  // rank heard from, nothing left anywhere; a node mediator: rank 0 said
+  // so), and end here when each has answered (a node mediator then answers
+  // rank 0). True if it sent.
   bool finish_serving(bool can_end);
   // The messages every strategy's ranks answer alike (halt, level, end):
   // returns true for end (the caller's progress is over). Anything else
@@ -162,10 +180,22 @@ class pool_engine {
   int transfer_horizon() const { return by_threshold_ ? std::numeric_limits<int>::max() / 2 : global_completed_; }
   std::size_t transferable(const task_queue& q) const { return q.queued_current(transfer_horizon()); }
   std::size_t asks_below() const { return by_threshold_ ? static_cast<std::size_t>(threads_) : 1; }
-  // Whether rank 0's thread 0 serves and runs no task (central, mediation).
+  // Whether this rank's thread 0 serves and runs no task: rank 0's under
+  // central and mediation, every mediator's with ranks to serve under
+  // hier-mediation.
   bool dedicated_server() const {
-    return strategy_ == pool_strategy::central || strategy_ == pool_strategy::mediation;
+    if (children_.empty()) return false;
+    return strategy_ == pool_strategy::central || strategy_ == pool_strategy::mediation ||
+           strategy_ == pool_strategy::hier_mediation;
   }
+  bool mediated() const {
+    return strategy_ == pool_strategy::mediation || strategy_ == pool_strategy::hier_mediation;
+  }
+  // hier-mediation, a node's mediator other than rank 0: what it reports
+  // to rank 0, and what rank 0 asks of it.
+  bool progress_node_mediator();
+  bool parent_message(pool_message type, message_buffer& message);
+  bool report_to_parent();
   // With the lock held: the next task this rank's threads may start.
   std::optional<queued_task> next_task();
   void send(int to, message_buffer message);
@@ -174,6 +204,11 @@ class pool_engine {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  // Who this rank reports to (rank 0, or its node's mediator under
+  // hier-mediation) and, on rank 0 and node mediators, the ranks it serves
+  // (itself excluded): what halt, level and end go to, and acks come from.
+  int mediator_ = 0;
+  std::vector<int> children_;
   pool_strategy strategy_ = pool_strategy::central;
   bool by_threshold_ = false;  // the transfer policy: threshold, else priority
   int threads_option_ = 0;
@@ -232,6 +267,13 @@ class pool_engine {
   std::vector<rank_view> views_;
   task_queue held_;                  // tasks given to the mediator, not yet handed on
   int level_sent_ = -1;
+  // hier-mediation, a node mediator toward rank 0 (thread 0 only):
+  bool asks_up_ = false;             // a request of its node no rank of it could match
+  bool denied_up_ = false;           // rank 0 had nothing either
+  std::uint32_t owed_up_ = 0;        // tasks rank 0 asked this node to give
+  int forwarding_from_ = -1;         // the rank whose surplus goes on to rank 0
+  bool end_from_parent_ = false;
+  std::int64_t reported_[5] = {-1, -1, -1, -1, -1};  // outstanding, current, lowest, request, received last sent
 
   // receiver and sender, every rank:
   std::vector<std::int64_t> sent_to_, received_from_;  // task messages, per rank

@@ -31,7 +31,8 @@ constexpr std::pair<const char*, transport_kind> transports[] = {
 constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool_strategy::central},
                                                                 {"mediation", pool_strategy::mediation},
                                                                 {"receiver", pool_strategy::receiver},
-                                                                {"sender", pool_strategy::sender}};
+                                                                {"sender", pool_strategy::sender},
+                                                                {"hier-mediation", pool_strategy::hier_mediation}};
 constexpr std::pair<const char*, bool> transfers[] = {{"priority", false}, {"threshold", true}};
 constexpr std::pair<const char*, bool> resiliences[] = {{"off", false}, {"duplicate", true}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
@@ -63,7 +64,7 @@ const setting_row<settings> table[] = {
        return error;
      }},
     {"SELFSCHED_MPI_NODE_SIZE", "0 (shared-memory nodes)",
-     "hier: ranks per node master; 0 groups the ranks of each shared-memory node (MPI_Comm_split_type)",
+     "hier and hier-mediation: ranks per node; 0 groups the ranks of each shared-memory node (MPI_Comm_split_type)",
      [](std::string_view v, settings& s) { return parse_count(v, s.node_size); }},
     {"SELFSCHED_MPI_LOAD", "true",
      "divide each rank's weight by the run-queue length Q of its creating thread (omp_ext's run-queue monitor)",
@@ -77,10 +78,10 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return parse_choice(v, s.duplicate, resiliences); }},
     {"SELFSCHED_POOL_STRATEGY", "central",
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
-     "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one; docs/tasks.md)",
+     "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one), hier-mediation (a mediator per node, rank 0 mediating between nodes; docs/tasks.md)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.strategy, strategies); }},
     {"SELFSCHED_POOL_TRANSFER", "priority",
-     "which tasks move between ranks (mediation, receiver, sender): priority (current ones, highest priority "
+     "which tasks move between ranks (the mediations, receiver, sender): priority (current ones, highest priority "
      "first; ask when none is current) or threshold (any; ask when fewer than threads; docs/tasks.md)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.pool_by_threshold, transfers); }},
 };

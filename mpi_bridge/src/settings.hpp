@@ -11,7 +11,7 @@ namespace selfsched::mpi::detail {
 
 enum class transport_kind { master, rma, hier };
 enum class progress_kind { automatic, thread, inline_ };
-enum class pool_strategy { central, mediation, receiver, sender };
+enum class pool_strategy { central, mediation, receiver, sender, hier_mediation };
 
 struct settings {
   std::string schedule = "fss";                      // SELFSCHED_MPI_SCHEDULE: outer technique

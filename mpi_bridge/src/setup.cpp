@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "engine.hpp"
+#include "nodes.hpp"
 #include "selfsched.h"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: settings, warn
 #include "selfsched/core/registry.hpp"
@@ -177,22 +178,10 @@ void engine::set_up_transport() {
 }
 
 // seed 004, Sect. 4: a master per node (its lowest rank), the supermaster
-// (rank 0) above them. SELFSCHED_MPI_NODE_SIZE=k makes nodes of k
-// consecutive ranks, to try the hierarchy on one machine.
+// (rank 0) above them (nodes.hpp).
 void engine::set_up_hierarchy(server_roles& roles) {
-  const std::int64_t node_size = current_settings(false).node_size;
-  int leader = 0;
-  if (node_size > 0) {
-    leader = static_cast<int>(rank_ - rank_ % node_size);
-  } else {
-    MPI_Comm node;
-    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-    leader = rank_;
-    MPI_Bcast(&leader, 1, MPI_INT, 0, node);  // the node's lowest rank
-    MPI_Comm_free(&node);
-  }
-  std::vector<int> leaders(static_cast<std::size_t>(size_));
-  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm_);
+  const std::vector<int> leaders = node_leaders(comm_, current_settings(false).node_size);
+  const int leader = leaders[static_cast<std::size_t>(rank_)];
   parent_ = leader;
   roles.root = rank_ == 0;
   roles.leader = leader == rank_;

@@ -190,7 +190,7 @@ void bad_case() {
   };
   const std::string unknown =
       message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, options_with([](auto& o) { o.strategy = "centrall"; })); });
-  expect(unknown.find("unknown strategy 'centrall'; valid: central, mediation, receiver, sender") != std::string::npos, "bad: " + unknown);
+  expect(unknown.find("unknown strategy 'centrall'; valid: central, mediation, receiver, sender, hier-mediation") != std::string::npos, "bad: " + unknown);
   const std::string negative =
       message([] { selfsched::mpi::task_pool p(MPI_COMM_WORLD, options_with([](auto& o) { o.async_levels = -2; })); });
   expect(negative.find("async_levels -2 is negative") != std::string::npos, "bad: " + negative);

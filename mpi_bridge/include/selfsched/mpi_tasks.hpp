@@ -51,11 +51,11 @@ class pool_engine;
 }
 
 struct task_pool_options {
-  std::string strategy;         // central, mediation, receiver, sender; "": SELFSCHED_POOL_STRATEGY, else central
+  std::string strategy;         // central, mediation, hier-mediation, receiver, sender; "": SELFSCHED_POOL_STRATEGY, else central
   int threads = 0;              // per rank; 0: omp_get_max_threads()
   int async_levels = 0;         // global iterations in progress at most; 0: no limit
   std::size_t max_payload = 0;  // bytes per task; 0: 65536
-  // Which tasks move between ranks (mediation, receiver, sender): "priority"
+  // Which tasks move between ranks (the mediations, receiver, sender): "priority"
   // (current ones, highest priority first; a rank asks when none is
   // current: seed 001's application-dependent policy) or "threshold" (any
   // task; a rank asks when it holds fewer than its threads: the
