@@ -5,9 +5,13 @@ example, 2 threads bound one per CPU), per-iteration costs are recorded once
 three instances in one process, so warm), then every
 technique runs for real (median of --reps runs, the program's own loop time)
 and in the simulator on 2 workers with those costs (shared memory: no
-latency, a claim of --claim). --scenario slowcores runs thread 1 at half
-speed for real (the examples' emulated slow core) and in the simulator. Prints a Markdown table with both makespans
-and their ratio.
+latency, a claim of --claim). The scenarios are the application matrix's:
+slowcores runs thread 1 at half speed for real (the examples' emulated slow
+core); hybrid does the same on an emulated hybrid CPU (hwloc XML: CPU kinds
+of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5); nondedicated runs
+thread 1 beside a busy process pinned to its CPU, which the kernel gives
+about half of it in time slices. All three are simulated with speeds 1 and
+0.5. Prints a Markdown table with both makespans and their ratio.
 
   python3 benchmarks/sim/validate.py --build build [--reps 5]
 """
@@ -18,6 +22,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 TECHNIQUES = ["static", "ss", "css,8", "gss", "tss", "fss", "fac", "tfss", "fiss", "tap", "af", "awf-b", "auto"]
 PROGRAM = ["mandelbrot", "--width", "560", "--height", "420"]
@@ -28,19 +35,28 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--claim", default="0.3us", help="a claim's cost in the simulation (default 0.3us)")
-    parser.add_argument("--scenario", choices=["dedicated", "slowcores"], default="dedicated",
-                        help="slowcores: thread 1 at half speed (SELFSCHED_EXAMPLE_SLOWDOWN=1,0.5; --speeds 1:0.5)")
+    parser.add_argument("--scenario", choices=["dedicated", "slowcores", "hybrid", "nondedicated"], default="dedicated",
+                        help="slowcores: thread 1 at half speed (SELFSCHED_EXAMPLE_SLOWDOWN=1,0.5); hybrid: the same "
+                             "on an emulated hybrid CPU (hwloc XML); nondedicated: a busy process on thread 1's CPU; "
+                             "each simulated with --speeds 1:0.5")
     args = parser.parse_args()
     bin_dir = os.path.join(args.build, "bin")
     lib = os.path.join(args.build, "lib", "libselfsched.so")
-    env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="true", OMP_PLACES="{0},{1}", SELFSCHED_SIA="off",
-               SELFSCHED_AUTO_CACHE="off", LD_PRELOAD=lib)
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    if len(cpus) < 2:
+        sys.exit("validate.py: needs 2 usable CPUs")
+    env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="true", OMP_PLACES="{%d},{%d}" % tuple(cpus),
+               SELFSCHED_SIA="off", SELFSCHED_AUTO_CACHE="off", LD_PRELOAD=lib)
     program = [os.path.join(bin_dir, PROGRAM[0])] + PROGRAM[1:]
     run_env = dict(env)
     speeds = []
-    if args.scenario == "slowcores":
+    if args.scenario in ("slowcores", "hybrid"):
         run_env["SELFSCHED_EXAMPLE_SLOWDOWN"] = "1,0.5"
+    if args.scenario == "hybrid":
+        run_env["HWLOC_XMLFILE"] = os.path.join(SOURCE, "tests", "data", "hybrid-2core.xml")
+    if args.scenario != "dedicated":
         speeds = ["--speeds", "1:0.5"]
+    competitor = None
     with tempfile.TemporaryDirectory() as tmp:
         costs = os.path.join(tmp, "costs.json")
         # Three instances in one process; the costs of the last, warm one.
@@ -48,11 +64,19 @@ def main():
                        env=dict(env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=costs, SELFSCHED_PROFILE_CHUNKS="1"),
                        check=True, stdout=subprocess.DEVNULL)
         measured = {t: [] for t in TECHNIQUES}
-        for _ in range(args.reps):
-            for t in TECHNIQUES:
-                out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t), check=True, capture_output=True,
-                                     text=True).stdout
-                measured[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
+        if args.scenario == "nondedicated":  # seed 000's resource expensive process, on thread 1's CPU
+            competitor = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
+            time.sleep(0.3)
+        try:
+            for _ in range(args.reps):
+                for t in TECHNIQUES:
+                    out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t), check=True, capture_output=True,
+                                         text=True).stdout
+                    measured[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
+        finally:
+            if competitor is not None:
+                competitor.kill()
+                competitor.wait()
         print("| technique | measured (s) | simulated (s) | simulated / measured |")
         print("| --- | --- | --- | --- |")
         ratios = []
