@@ -201,6 +201,19 @@ class pool_engine {
   void send(int to, message_buffer message);
   void complete_sends(bool wait);
   std::optional<std::pair<int, message_buffer>> receive();
+  // Every message waiting, each to handle(sender, type, message); true if any.
+  template <typename Handle>
+  bool receive_all(Handle&& handle) {
+    bool any = false;
+    while (auto received = receive()) {
+      any = true;
+      auto& [sender, message] = *received;
+      std::uint8_t type = 0;
+      message.get(type);
+      handle(sender, static_cast<pool_message>(type), message);
+    }
+    return any;
+  }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;

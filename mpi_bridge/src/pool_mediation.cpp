@@ -179,14 +179,9 @@ bool pool_engine::match_requests() {
 
 bool pool_engine::progress_mediator() {
   const std::int64_t from = pool_now_ns();
-  bool busy = false;
-  while (auto received = receive()) {
-    busy = true;
-    auto& [sender, message] = *received;
-    std::uint8_t type = 0;
-    message.get(type);
-    child_message(sender, static_cast<pool_message>(type), message);
-  }
+  bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
+    child_message(sender, type, message);
+  });
 
   std::unique_lock guard(lock_);
   update_own_view();
@@ -293,15 +288,10 @@ bool pool_engine::report_to_parent() {
 
 bool pool_engine::progress_node_mediator() {
   const std::int64_t from = pool_now_ns();
-  bool busy = false;
-  while (auto received = receive()) {
-    busy = true;
-    auto& [sender, message] = *received;
-    std::uint8_t type = 0;
-    message.get(type);
-    if (sender == mediator_) parent_message(static_cast<pool_message>(type), message);
-    else child_message(sender, static_cast<pool_message>(type), message);
-  }
+  bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
+    if (sender == mediator_) parent_message(type, message);
+    else child_message(sender, type, message);
+  });
 
   std::unique_lock guard(lock_);
   update_own_view();

@@ -245,11 +245,15 @@ bool start_doacross_loop(loop_site site, unsigned ncounts, const T* counts, T* i
   return rows[0] > 0 && serve_next(m, istart, iend);
 }
 
-// Logical iteration numbers of a depend(sink) as the variadic call gave them.
+// depend(sink) in a loop selfsched serves, its logical iteration numbers
+// as the variadic call gave them.
 template <typename T>
-void gather_sink(const membership& m, T first, va_list rest, std::int64_t* vec) {
+void wait_for_sink(T first, va_list rest) {
+  membership& m = *current_membership();
+  std::int64_t vec[doacross_max_dims];
   vec[0] = static_cast<std::int64_t>(first);
   for (int d = 1; d < m.doacross.dims; ++d) vec[d] = static_cast<std::int64_t>(va_arg(rest, T));
+  gomp_doacross_wait(m, vec);
 }
 
 // A region's body, as every member runs it under selfsched.
@@ -519,22 +523,16 @@ void GOMP_doacross_ull_post(gomp_ull* counts) {
 // GOMP_doacross_wait and GOMP_doacross_ull_wait (below, in assembly) jump to
 // what these return: ours for a loop selfsched serves, else libgomp's.
 [[gnu::visibility("hidden")]] void selfsched_gomp_doacross_wait_served(long first, ...) {
-  so::membership* m = so::current_membership();
-  std::int64_t vec[so::doacross_max_dims];
   va_list rest;
   va_start(rest, first);
-  so::gather_sink(*m, first, rest, vec);
+  so::wait_for_sink(first, rest);
   va_end(rest);
-  so::gomp_doacross_wait(*m, vec);
 }
 [[gnu::visibility("hidden")]] void selfsched_gomp_doacross_ull_wait_served(gomp_ull first, ...) {
-  so::membership* m = so::current_membership();
-  std::int64_t vec[so::doacross_max_dims];
   va_list rest;
   va_start(rest, first);
-  so::gather_sink(*m, first, rest, vec);
+  so::wait_for_sink(first, rest);
   va_end(rest);
-  so::gomp_doacross_wait(*m, vec);
 }
 [[gnu::visibility("hidden")]] void* selfsched_gomp_doacross_wait_target() {
   if (so::doacross_member() != nullptr) return reinterpret_cast<void*>(&selfsched_gomp_doacross_wait_served);
