@@ -60,6 +60,12 @@ const char* const usage =
     "  --claim TIME          a master's work per request (default 1us)\n"
     "  --atomic TIME         rma: the window owner's time per fetch-and-add (default 200ns)\n"
     "  --result-bytes B      bytes of results per iteration, sent to the master (default 0)\n"
+    "  --rows R              a dependence loop (seed 000's mechanism S): the N iterations are\n"
+    "                        columns of an R x N wavefront, run in intervals of rows after the\n"
+    "                        previous chunk's; needs an s-* or sw-* technique (default 0: none)\n"
+    "  --sync-points SP      its synchronization points per chunk (default 3 x workers)\n"
+    "  --boundary-bytes B    bytes a row of an interval's boundary (default 8)\n"
+    "  --max-chunk K         upper threshold on every chunk (default 0: none)\n"
     "  --json FILE           also write every run as JSON\n"
     "  --chart FILE.svg      efficiency against workers, one line per technique and masters\n"
     "  --gantt FILE.svg      the chunks of a single run over time, one row per worker (small runs)\n"
@@ -230,6 +236,7 @@ int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
               atomic = "200ns", threads = "1", inner = "fss", inner_claim = "100ns";
+  std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0";
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
@@ -271,6 +278,10 @@ int main(int argc, char** argv) {
     else if (option == "--inner") target = &inner;
     else if (option == "--inner-claim") target = &inner_claim;
     else if (option == "--result-bytes") target = &result_bytes;
+    else if (option == "--rows") target = &rows;
+    else if (option == "--sync-points") target = &sync_points;
+    else if (option == "--boundary-bytes") target = &boundary_bytes;
+    else if (option == "--max-chunk") target = &max_chunk;
     else if (option == "--json") target = &json_path;
     else if (option == "--chart") target = &chart_path;
     else if (option == "--gantt") target = &gantt_path;
@@ -311,6 +322,10 @@ int main(int argc, char** argv) {
     run.inner_technique = inner;
     run.inner_claim_seconds = ss::parse_seconds(inner_claim, "--inner-claim");
     run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
+    run.rows = count_of(rows, "--rows", 0);
+    run.sync_points = count_of(sync_points, "--sync-points", 0);
+    run.boundary_bytes = static_cast<double>(count_of(boundary_bytes, "--boundary-bytes", 0));
+    run.max_chunk = count_of(max_chunk, "--max-chunk", 0);
     run.record_chunks = print_chunks || !gantt_path.empty();
 
     std::vector<long long> worker_counts, master_counts;

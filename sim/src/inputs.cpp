@@ -238,8 +238,19 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("rma needs a fixed technique (chunks that depend on n and the worker count only); '" +
                     run.technique + "' is not: use master or hier");
   if (!(run.claim_seconds >= 0) || !(run.atomic_seconds >= 0) || !(run.request_bytes >= 0) ||
-      !(run.result_bytes >= 0))
-    throw sim_error("claim and atomic times, request and result sizes must be >= 0");
+      !(run.result_bytes >= 0) || !(run.boundary_bytes >= 0))
+    throw sim_error("claim and atomic times, request, result and boundary sizes must be >= 0");
+  if (run.rows < 0 || run.rows > 100'000'000) throw sim_error("rows " + std::to_string(run.rows) + " must be in [0, 1e8]");
+  if (run.max_chunk < 0) throw sim_error("max chunk " + std::to_string(run.max_chunk) + " must be >= 0 (0: none)");
+  if (run.sync_points < 0) throw sim_error("sync points " + std::to_string(run.sync_points) + " must be >= 0 (0: 3 x workers)");
+  if (run.rows > 0) {
+    if (!parsed.spec.synchronized)
+      throw sim_error("a dependence loop (rows > 0) needs mechanism S: an s-* or sw-* technique, not '" +
+                      run.technique + "'");
+    if (run.via != transport::master) throw sim_error("a dependence loop needs the master transport");
+    if (run.threads != 1 || !platform.losses.empty())
+      throw sim_error("a dependence loop runs on workers of one thread, none lost");
+  }
 }
 
 }  // namespace selfsched::sim

@@ -40,6 +40,7 @@
 #include <unordered_map>
 
 #include "selfsched/core/scheduler.hpp"
+#include "selfsched/core/wavefront.hpp"
 #include "selfsched/sim.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -48,11 +49,12 @@ namespace selfsched::sim {
 namespace {
 
 struct message {
-  enum kind { request, answer, batch_request, batch };
+  enum kind { request, answer, batch_request, batch, boundary };
   message(kind w, int who) : what(w), worker(who) {}
   kind what;
   int worker = 0;            // request: who asks; batch_request: which node master
   chunk c{};                 // answer
+  iter_t sequence = 0;       // answer: the chunk's place in hand-out order (dependence loops)
   iter_t done = 0;           // request: the previous chunk's size
   double seconds = 0;        // and its time
   std::vector<chunk> chunks; // batch
@@ -67,6 +69,7 @@ struct world {
   result out;
   std::vector<double> master_busy;
   std::unique_ptr<scheduler> sched;
+  wavefront_plan plan;       // dependence loops (run.rows > 0): the intervals of rows
   std::unordered_map<iter_t, std::size_t> logged_at;  // chunk start -> chunk_log index
   // With losses (rDLB): who runs what, which chunks are finished.
   int active = 0;                          // workers the master still waits for
@@ -136,8 +139,8 @@ int master_of(const world& w, int worker) {
 
 // Worker k's next chunk (size 0: none left), answered to `mine`, after the
 // previous one of `done` iterations that took `seconds`: its results, then
-// the request.
-chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double seconds) {
+// the request. `sequence`, if given, gets the chunk's place in hand-out order.
+chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double seconds, iter_t* sequence = nullptr) {
   sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
   auto* req = new message{message::request, k};
   req->done = done;
@@ -151,7 +154,33 @@ chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double sec
   w->send(master, req, w->run.via == transport::rma ? atomic_bytes : w->run.request_bytes);
   std::unique_ptr<message> ans(mine->get<message>());
   if (ans->c.size == 0 && !w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
+  if (sequence != nullptr) *sequence = ans->sequence;
   return ans->c;
+}
+
+std::string boundary_box(iter_t sequence) { return "boundary-" + std::to_string(sequence); }
+
+// Chunk `sequence` of a dependence loop, interval by interval: each waits for
+// the previous chunk's boundary of it, and sends its own on to the next
+// chunk's worker (a detached send: the worker goes on computing, as with
+// MPI_Isend). Returns the seconds spent computing (waits left out).
+double run_intervals(world* w, chunk c, iter_t sequence) {
+  const wavefront_plan& p = w->plan;
+  sg4::Mailbox* from = sequence > 0 ? mailbox(boundary_box(sequence)) : nullptr;
+  if (from != nullptr) from->set_receiver(sg4::Actor::self());  // short messages travel eagerly
+  sg4::Mailbox* to = c.start + c.size < w->run.n ? mailbox(boundary_box(sequence + 1)) : nullptr;
+  const double rows = static_cast<double>(w->run.rows), work = w->work(c);
+  double computing = 0;
+  for (iter_t t = 0; t < p.tiles; ++t) {
+    const auto [first, last] = p.tile_rows(t);
+    if (from != nullptr) delete from->get<message>();
+    const double begin = sg4::Engine::get_clock();
+    sg4::this_actor::execute(work * static_cast<double>(last - first) / rows * w->platform.flops);
+    computing += sg4::Engine::get_clock() - begin;
+    if (to != nullptr)
+      w->send(to, new message{message::boundary, 0}, w->run.boundary_bytes * static_cast<double>(last - first));
+  }
+  return computing;
 }
 
 void log_chunk(world* w, chunk c, int k, double begin, double end) {
@@ -168,13 +197,18 @@ void worker_actor(world* w, int k) {
   iter_t done = 0;
   double seconds = 0;
   for (;;) {
-    const chunk c = ask_for_chunk(w, k, mine, done, seconds);
+    iter_t sequence = 0;
+    const chunk c = ask_for_chunk(w, k, mine, done, seconds, &sequence);
     if (c.size == 0) break;
     const double begin = sg4::Engine::get_clock();
-    sg4::this_actor::execute(w->work(c) * w->platform.flops);
+    if (w->run.rows > 0) {
+      seconds = run_intervals(w, c, sequence);
+    } else {
+      sg4::this_actor::execute(w->work(c) * w->platform.flops);
+      seconds = sg4::Engine::get_clock() - begin;
+    }
     const double end = sg4::Engine::get_clock();
     done = c.size;
-    seconds = end - begin;
     w->out.busy[static_cast<std::size_t>(k)] += seconds;
     w->out.makespan = std::max(w->out.makespan, end);
     log_chunk(w, c, k, begin, end);
@@ -286,6 +320,7 @@ void master_actor(world* w) {
     if (!rma) w->record(req->worker, req->done, req->seconds);
     auto* ans = new message{message::answer, req->worker};
     ans->c = w->next(req->worker);
+    ans->sequence = w->out.chunks - 1;  // chunks go out in order: the k-th is chunk k
     if (resilient) {
       if (w->running[k].size > 0) w->handed_out[w->running[k].start].second = true;
       if (ans->c.size > 0) {
@@ -460,7 +495,7 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
       throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
 
-  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, 0, {}, {}, {}, {}};
+  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, {}, 0, {}, {}, {}, {}};
   w.prefix.assign(w.costs.size() + 1, 0);
   std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
   w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);
@@ -471,11 +506,24 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   lp.p = platform.workers;
   const parse_result parsed = parse_schedule(run.technique);
   apply_chunk(parsed.spec, lp);
+  lp.max_chunk = run.max_chunk;
   // Equal workers give the techniques no powers (as the runtime does).
   if (std::any_of(platform.speeds.begin(), platform.speeds.end(), [&](double s) { return s != platform.speeds[0]; }))
     lp.powers = platform.speeds;
   if (const std::string bad = selfsched::validate(lp); !bad.empty()) throw sim_error(bad);
   w.sched = std::make_unique<scheduler>(parsed.spec, lp);
+  if (run.rows > 0) {
+    // Rows are u_s, columns u_c; a point needs its left and upper neighbours.
+    wavefront_problem problem;
+    problem.extents = {run.rows, run.n, 0};
+    problem.dependences = {{1, 0, 0}, {0, 1, 0}};
+    problem.chunk_dim = 1;
+    problem.sync_dim = 0;
+    const iter_t sync_points = run.sync_points > 0 ? run.sync_points : 3 * iter_t{platform.workers};
+    wavefront_plan_result planned = plan_wavefront(problem, sync_points);
+    if (!planned.ok()) throw sim_error("dependence loop: " + planned.error);
+    w.plan = planned.plan;
+  }
 
   const std::vector<sg4::Host*>& workers = h.workers;
   const std::vector<sg4::Host*>& master_hosts = h.masters;

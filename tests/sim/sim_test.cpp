@@ -286,6 +286,50 @@ TEST(Sim, TwoThreadsMatchTheHandComputedMakespan) {
   EXPECT_NEAR(r.busy[0], 0.1, 1e-9);  // both threads' busy time
 }
 
+// Mechanism S: 4 columns of 1 s each (all rows), 2 rows, #SP 2 (an
+// interval is one row), static chunks [0, 2) and [2, 4). Chunk 0 runs its
+// intervals at 0-1 and 1-2 s; chunk 1's first interval waits for chunk 0's
+// (1-2 s), its second for chunk 0's second (2-3 s): 3 s, against 2 s with
+// no dependence.
+TEST(Sim, ADependenceLoopMatchesTheHandComputedMakespan) {
+  platform_spec platform = platform_of(2);
+  platform.latency = 0;
+  run_spec run = with_free_claims(run_of("s-static", 4, "uniform"));
+  run.costs = cost_model::parse("uniform", 1.0);
+  run.rows = 2;
+  run.sync_points = 2;
+  const result r = simulate(platform, run);
+  EXPECT_NEAR(r.makespan, 3.0, 1e-6);
+  ASSERT_EQ(r.chunk_log.size(), 2u);
+  EXPECT_NEAR(r.chunk_log[1].end, 3.0, 1e-6);
+  // Busy time leaves the waits out: 2 s each.
+  EXPECT_NEAR(r.busy[0], 2.0, 1e-6);
+  EXPECT_NEAR(r.busy[1], 2.0, 1e-6);
+  // Boundaries cost their bytes: 5e5 bytes a row at 1e6 bytes/s (the
+  // route's narrowest link) arrive 0.5 s after they are sent, at 1.5 and
+  // 2.5 s: chunk 1 runs 1.5-2.5 and 2.5-3.5 s.
+  platform.bandwidth = 1e6;
+  run.boundary_bytes = 5e5;
+  EXPECT_NEAR(simulate(platform, run).makespan, 3.5, 1e-6);
+}
+
+// Every column once, under every S and SW technique of seed 000, on
+// workers of unequal speeds; SW gives the slower ones less.
+TEST(Sim, DependenceLoopsRunEveryColumnOnce) {
+  for (const char* technique : {"s-css", "s-gss", "s-fss", "s-tss", "sw-css", "sw-gss", "sw-fss", "sw-tss"}) {
+    run_spec run = run_of(technique, 2000, "uniform");
+    run.rows = 300;
+    const result r = simulate(platform_of(4, {1, 0.4}), run);
+    expect_each_iteration_once(r, 2000, technique);
+    double busy = 0;
+    for (double b : r.busy) busy += b;
+    double work = 0;
+    for (double c : run.costs.costs(2000)) work += c;
+    // Each worker's busy time is its columns' work at its speed.
+    EXPECT_GT(busy, work * 0.99) << technique;
+  }
+}
+
 TEST(Sim, BadInputIsNamed) {
   const auto message = [](auto&& f) {
     try {
@@ -336,6 +380,19 @@ TEST(Sim, BadInputIsNamed) {
   EXPECT_NE(message([&] { simulate(lossy, over_hier); }).find("needs the master transport"), std::string::npos);
   lossy.losses.push_back(parse_loss("0:1ms"));
   EXPECT_NE(message([&] { simulate(lossy, run_of("fss", 10)); }).find("every worker is lost"), std::string::npos);
+  run_spec unsynchronized = run_of("fss", 10);
+  unsynchronized.rows = 5;
+  EXPECT_NE(message([&] { simulate(platform_of(2), unsynchronized); }).find("needs mechanism S: an s-* or sw-* technique, not 'fss'"),
+            std::string::npos);
+  run_spec negative_rows = run_of("s-fss", 10);
+  negative_rows.rows = -1;
+  EXPECT_NE(message([&] { simulate(platform_of(2), negative_rows); }).find("rows -1 must be in [0, 1e8]"), std::string::npos);
+  run_spec hier_wavefront = run_of("s-fss", 10);
+  hier_wavefront.rows = 5;
+  hier_wavefront.via = transport::hier;
+  hier_wavefront.masters = 1;
+  EXPECT_NE(message([&] { simulate(platform_of(2), hier_wavefront); }).find("a dependence loop needs the master transport"),
+            std::string::npos);
   EXPECT_DOUBLE_EQ(parse_seconds("2us", "x"), 2e-6);
   EXPECT_DOUBLE_EQ(parse_seconds("1.5ms", "x"), 1.5e-3);
   EXPECT_DOUBLE_EQ(parse_seconds("0.25", "x"), 0.25);

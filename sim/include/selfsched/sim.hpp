@@ -121,6 +121,18 @@ struct run_spec {
   int threads = 1;
   std::string inner_technique = "fss";
   double inner_claim_seconds = 1e-7;
+  // Dependence loops (seed 000's mechanism S, sec. 3): the n iterations are
+  // the columns of a rows x n wavefront (each point needs its left and upper
+  // neighbours), and an iteration's cost is its whole column's. Chunks of
+  // columns go out in order (an s-* or sw-* technique, master transport);
+  // the worker of chunk k runs it in intervals of SI = ceil(rows / #SP) rows,
+  // interval t once the worker of chunk k-1 has finished it and sent its
+  // boundary, boundary_bytes a row, straight to it (seed 000's send-to /
+  // receive-from). 0 rows: independent iterations.
+  iter_t rows = 0;
+  iter_t sync_points = 0;         // #SP; 0: 3 x workers (seed 000 sec. 3.3)
+  iter_t max_chunk = 0;           // upper threshold on every chunk (seed 000 Table 4); 0: none
+  double boundary_bytes = 8;
   double request_bytes = 64;      // a request, a chunk answer
   double result_bytes = 0;        // per iteration, sent back with the next request
   bool record_chunks = false;     // keep every chunk (small runs, tests)
