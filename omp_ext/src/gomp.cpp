@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "doacross.hpp"
+#include "forwarded_profile.hpp"
 #include "libgomp_abi.hpp"
 #include "runtimes.hpp"
 #include "settings.hpp"
@@ -88,6 +89,15 @@ bool trip_count(bool up, T start, T end, T incr, iter_t& n) {
                        why);
 }
 
+// A forwarded loop's schedule as written, for its profile; a runtime
+// loop's is OMP_SCHEDULE's (libgomp read it at start).
+[[gnu::cold]] std::string written_text(written_kind written, long long chunk) {
+  if (written == written_kind::dynamic) return "dynamic," + std::to_string(chunk);
+  if (written == written_kind::guided) return "guided," + std::to_string(chunk);
+  const char* text = std::getenv("OMP_SCHEDULE");
+  return text != nullptr && *text != '\0' ? text : "runtime";
+}
+
 // A loop left to libgomp: its next chunks and its end are libgomp's too.
 void leave_loop_to_libgomp(membership* m) {
   if (m != nullptr)
@@ -142,6 +152,8 @@ bool start_loop(loop_site site, written_kind written, chunk_order order, bool up
     if (current_settings().verbose) [[unlikely]]
       explain_forwarded(site, written, m != nullptr && m->team != nullptr, countable);
     leave_loop_to_libgomp(m);
+    if (m != nullptr && profiling_forwarded()) [[unlikely]]
+      forwarded_loop_begin(*m, site, n, "libgomp " + written_text(written, static_cast<long long>(chunk)));
     return forward();
   }
   enter_loop(*m, site, *technique, n, start, end, incr, clause_chunk_of(written, static_cast<long long>(chunk)), order);
@@ -183,6 +195,9 @@ bool close_loop() {
     return false;
   }
   membership* m = current_membership();
+  if (m != nullptr && m->forwarded.record != nullptr &&
+      (!gomp().follows_regions || gomp().get_level() == m->level)) [[unlikely]]
+    forwarded_loop_end(*m);  // profiled, left to libgomp: it ends now
   if (m == nullptr || !m->last_loop_ours) return false;
   // An ordered loop (whose start is not ours) in a region we did not see,
   // nested in a loop of ours: libgomp's.

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "doacross.hpp"
+#include "forwarded_profile.hpp"
 #include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
 #include "profile.hpp"
@@ -94,6 +95,21 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
 }
 
 // m's next dispatch calls (next, deinit) are libomp's.
+// A forwarded loop's schedule as written, for its profile: dynamic,4;
+// a runtime loop's is OMP_SCHEDULE's (libomp's own kinds stay there).
+[[gnu::cold]] std::string kind_text(int schedule, std::int64_t chunk) {
+  const int kind = sched::without_modifiers(schedule);
+  const std::string k = std::to_string(chunk);
+  if (kind == sched::dynamic_chunked) return "dynamic," + k;
+  if (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical)
+    return "guided," + k;
+  if (kind == sched::runtime) {
+    const char* text = std::getenv("OMP_SCHEDULE");
+    return text != nullptr && *text != '\0' ? text : "runtime";
+  }
+  return kind == sched::auto_kind ? "auto" : "kind " + std::to_string(kind);
+}
+
 void hand_loop_to_libomp(membership* m) {
   if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
 }
@@ -117,6 +133,9 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
     hand_loop_to_libomp(m);
     doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
     forward();
+    if (m != nullptr && profiling_forwarded()) [[unlikely]]
+      forwarded_loop_begin(*m, site, st != 0 && trip_count(lb, ub, st, n) ? n : 0,
+                           "libomp " + kind_text(schedule, static_cast<std::int64_t>(chunk)));
     return;
   }
   // runtime and auto loops carry no chunk of their own (clang passes 1).
@@ -242,6 +261,7 @@ void __kmpc_doacross_fini(ident_t* loc, std::int32_t gtid) { so::doacross_fini(l
 void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
   so::membership* m = so::current_membership();
   if (m != nullptr && m->last_loop_ours) return;
+  if (m != nullptr && m->forwarded.record != nullptr) so::forwarded_loop_end(*m);
   if (real().deinit != nullptr) real().deinit(loc, gtid);
 }
 

@@ -167,6 +167,11 @@ void team_state::reset() {
     slots[i].sequence.store(free_for(static_cast<std::uint64_t>(i)), std::memory_order_relaxed);
   }
   outer = nullptr;
+  // Records of forwarded loops some member never left (a clang before 18
+  // calls no dispatch_deinit): dropped with the region.
+  std::lock_guard guard(forwarded_lock);
+  for (auto& [index, entry] : forwarded) delete entry.first;
+  forwarded.clear();
 }
 
 void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,

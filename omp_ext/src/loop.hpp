@@ -11,7 +11,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
 #include "doacross.hpp"
 #include "libomp_abi.hpp"
@@ -105,7 +108,19 @@ struct team_state {
   const active_schedule* technique = nullptr;
   outer_source* outer = nullptr;  // feeds this team's loops (MPI regions)
   team_placement placement;       // which CPU each member runs on
+  // SELFSCHED_PROFILE_FORWARDED (forwarded_profile.hpp): each loop left to
+  // the runtime, by its place among them: its record, members that left it.
+  std::mutex forwarded_lock;
+  std::unordered_map<std::uint64_t, std::pair<loop_instance_profile*, int>> forwarded;
   void reset();  // only when no thread uses the team
+};
+
+// One member in a loop left to the runtime, when those are profiled.
+struct forwarded_probe {
+  std::uint64_t entered = 0;  // forwarded loops this member entered
+  std::uint64_t index = 0;    // the current one's place among them
+  loop_instance_profile* record = nullptr;
+  std::int64_t entered_ns = 0;
 };
 
 // What one thread knows of the loop it is in.
@@ -137,6 +152,7 @@ struct membership {
   // the regions it starts inherit, never the team's current loops.
   const active_schedule* task_technique = nullptr;
   doacross_thread doacross;     // this thread's ordered(n) loop, if any (doacross.hpp)
+  forwarded_probe forwarded;    // SELFSCHED_PROFILE_FORWARDED only
 };
 
 // Enters the team's next selfsched loop of n iterations with `technique`.

@@ -108,6 +108,10 @@ const setting_row<settings> table[] = {
      [](std::string_view, settings&) { return std::string(); }},
     {"SELFSCHED_PROFILE_CHUNKS", "false", "with SELFSCHED_PROFILE: record every chunk (thread, start, size, times)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.profile_chunks); }},
+    {"SELFSCHED_PROFILE_FORWARDED", "false",
+     "with SELFSCHED_PROFILE: also loops left to the runtime (its dynamic, guided, runtime loops), each thread's "
+     "time in them, as a baseline beside selfsched's",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.profile_forwarded); }},
 };
 
 }  // namespace

@@ -36,6 +36,7 @@ struct settings {
   std::uint64_t seed = 1;          // SELFSCHED_SEED
   std::string profile_path;        // SELFSCHED_PROFILE
   bool profile_chunks = false;     // SELFSCHED_PROFILE_CHUNKS
+  bool profile_forwarded = false;  // SELFSCHED_PROFILE_FORWARDED
 };
 
 // Read once (first call, or the library constructor), never per chunk.

@@ -32,6 +32,11 @@ if(NOT err MATCHES "active technique for schedule\\(runtime\\) = 'gss'" OR
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV, gcc program: ${err}")
 endif()
 
+# Loops left to libgomp in the profile on request.
+run_preloaded(out err OMP_NUM_THREADS=2 OMP_SCHEDULE=dynamic,4 SELFSCHED_PROFILE=${WORK}/gcc_forwarded.json
+              SELFSCHED_PROFILE_FORWARDED=1 ${BIN}/plain_program_c 20000)
+expect_forwarded_profile("SELFSCHED_PROFILE_FORWARDED=1, gcc program" ${WORK}/gcc_forwarded.json "libgomp dynamic,4" 2)
+
 # Linked before libgomp: served, without LD_PRELOAD.
 execute_process(COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=tss
                   SELFSCHED_PROFILE=${WORK}/gcc_linked.json ${BIN}/plain_program_c_linked 20000

@@ -69,6 +69,17 @@ if(NOT err MATCHES "SELFSCHED_PROFILE=[^:]*a_file/profile.json: [^\n]*a_file is 
   message(FATAL_ERROR "an unwritable SELFSCHED_PROFILE must be named at start: ${err}")
 endif()
 
+# Loops left to libomp in the profile on request (a baseline beside
+# selfsched's), not otherwise.
+run_plain(out err OMP_SCHEDULE=dynamic,4 SELFSCHED_PROFILE=${WORK}/forwarded.json SELFSCHED_PROFILE_FORWARDED=1)
+expect_forwarded_profile("SELFSCHED_PROFILE_FORWARDED=1" ${WORK}/forwarded.json "libomp dynamic,4" 3)
+run_plain(out err OMP_SCHEDULE=dynamic,4 SELFSCHED_PROFILE=${WORK}/not_forwarded.json)
+file(READ ${WORK}/not_forwarded.json profile)
+string(JSON sites LENGTH "${profile}" sites)
+if(NOT sites EQUAL 0)
+  message(FATAL_ERROR "without SELFSCHED_PROFILE_FORWARDED, loops left to libomp are not profiled:\n${profile}")
+endif()
+
 # Under SELFSCHED_VERBOSE a loop left to libomp is named once, with why.
 run_plain(out err OMP_SCHEDULE=dynamic SELFSCHED_VERBOSE=1)
 string(REGEX MATCHALL "selfsched: loop [^\n]*plain_program.cpp:[0-9]+[^\n]*, schedule\\(runtime\\): libomp's schedule, OMP_SCHEDULE names no selfsched technique" named "${err}")
