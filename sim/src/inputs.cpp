@@ -214,9 +214,8 @@ void validate(const platform_spec& platform, const run_spec& run) {
     if (l.worker < 0 || (!from_file && l.worker >= platform.workers))
       throw sim_error("loss of worker " + std::to_string(l.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
-  if (!platform.losses.empty() && run.via != transport::master)
-    throw sim_error(std::string("a lost worker needs the master transport (") + transport_name(run.via) +
-                    " does not run chunks again)");
+  if (!platform.losses.empty() && run.via == transport::rma)
+    throw sim_error("a lost worker needs the master or hier transport (rma does not run chunks again)");
   if (!platform.losses.empty() && platform.losses.size() >= static_cast<std::size_t>(platform.workers) && !from_file)
     throw sim_error("every worker is lost: nobody is left to finish the loop");
   if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))

@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "selfsched/core/scheduler.hpp"
@@ -49,7 +50,7 @@ namespace selfsched::sim {
 namespace {
 
 struct message {
-  enum kind { request, answer, batch_request, batch, boundary };
+  enum kind { request, answer, batch_request, batch, boundary, lost };
   message(kind w, int who) : what(w), worker(who) {}
   kind what;
   int worker = 0;            // request: who asks; batch_request: which node master
@@ -80,6 +81,31 @@ struct world {
   double speed(int worker) const {
     if (platform.speeds.empty()) return 1.0;
     return platform.speeds[static_cast<std::size_t>(worker) % platform.speeds.size()];
+  }
+  // rDLB bookkeeping of a master (or a node master) when worker k asks
+  // again: its previous chunk is finished, and `c` (if any) is what it runs
+  // now. Returns c, or when c is empty a copy of the oldest chunk of
+  // `handed` not finished yet (the first copy to finish counts).
+  chunk rdlb(int k, chunk c, const std::vector<iter_t>* handed = nullptr) {
+    const auto i = static_cast<std::size_t>(k);
+    if (running[i].size > 0) handed_out[running[i].start].second = true;
+    if (c.size > 0) {
+      handed_out[c.start] = {c.size, false};
+    } else if (handed == nullptr) {
+      for (const auto& [start, state] : handed_out)
+        if (!state.second) {
+          c = chunk{start, state.first}, ++out.reexecuted;
+          break;
+        }
+    } else {
+      for (const iter_t start : *handed)
+        if (!handed_out.at(start).second) {
+          c = chunk{start, handed_out.at(start).first}, ++out.reexecuted;
+          break;
+        }
+    }
+    running[i] = c;
+    return c;
   }
   double work(const chunk& c) const {
     return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];
@@ -321,20 +347,7 @@ void master_actor(world* w) {
     auto* ans = new message{message::answer, req->worker};
     ans->c = w->next(req->worker);
     ans->sequence = w->out.chunks - 1;  // chunks go out in order: the k-th is chunk k
-    if (resilient) {
-      if (w->running[k].size > 0) w->handed_out[w->running[k].start].second = true;
-      if (ans->c.size > 0) {
-        w->handed_out[ans->c.start] = {ans->c.size, false};
-      } else {
-        for (const auto& [start, state] : w->handed_out)
-          if (!state.second) {
-            ans->c = chunk{start, state.first};
-            ++w->out.reexecuted;
-            break;
-          }
-      }
-      w->running[k] = ans->c;
-    }
+    if (resilient) ans->c = w->rdlb(req->worker, ans->c);
     if (ans->c.size == 0) --w->active;
     w->send(mailbox(worker_box(req->worker)), ans, answer_bytes);
     w->master_busy[0] += sg4::Engine::get_clock() - from;
@@ -342,16 +355,23 @@ void master_actor(world* w) {
 }
 
 // Turns worker k's host off at `at`: its actor dies with what it held.
+// Under hier its node master is told (it counts the workers it waits for).
 void loss_actor(world* w, sg4::Host* host, int k, double at) {
   sg4::this_actor::sleep_until(at);
   const auto i = static_cast<std::size_t>(k);
   if (w->dead[i]) return;
   w->dead[i] = true;
-  if (!w->exited[i]) --w->active;
+  if (!w->exited[i]) {
+    --w->active;
+    if (w->run.via == transport::hier) w->send(mailbox(master_box(master_of(*w, k))), new message{message::lost, k}, 0);
+  }
   host->turn_off();
 }
 
 // hier: node master m serves workers [first, last) from a pool of chunks.
+// With losses, rDLB within the node: once the pool and the supermaster are
+// exhausted, a worker gets a copy of the oldest chunk of the node not
+// finished yet (validate() keeps a worker alive in every node).
 void node_master_actor(world* w, int m, int first, int last) {
   sg4::Mailbox* box = own_mailbox(master_box(m));
   sg4::Mailbox* super = mailbox("supermaster");
@@ -361,6 +381,8 @@ void node_master_actor(world* w, int m, int first, int last) {
   std::vector<std::pair<int, std::pair<iter_t, double>>> timings;
   bool asked = false, exhausted = false;
   int active = last - first;
+  const bool resilient = !w->platform.losses.empty();
+  std::vector<iter_t> handed;  // rDLB: starts of the chunks this node handed out, oldest first
   const auto ask = [&] {
     auto* req = new message{message::batch_request, m};
     req->timings.swap(timings);
@@ -376,6 +398,10 @@ void node_master_actor(world* w, int m, int first, int last) {
       asked = false;
       if (msg->chunks.empty()) exhausted = true;
       pool.insert(pool.end(), msg->chunks.begin(), msg->chunks.end());
+    } else if (msg->what == message::lost) {
+      --active;  // what it held is finished by a copy
+    } else if (resilient && w->dead[static_cast<std::size_t>(msg->worker)]) {
+      // sent before its host went down
     } else {
       if (msg->done > 0) timings.push_back({msg->worker, {msg->done, msg->seconds}});
       waiting.push_back(msg->worker);
@@ -385,10 +411,12 @@ void node_master_actor(world* w, int m, int first, int last) {
       if (!pool.empty()) {
         ans->c = pool.front();
         pool.pop_front();
-      } else {
-        ans->c = chunk{0, 0};
-        --active;
       }
+      if (resilient) {
+        if (ans->c.size > 0) handed.push_back(ans->c.start);
+        ans->c = w->rdlb(waiting.front(), ans->c, &handed);
+      }
+      if (ans->c.size == 0) --active;
       w->send(mailbox(worker_box(waiting.front())), ans, w->run.request_bytes);
       waiting.pop_front();
     }
@@ -494,6 +522,19 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
     if (d.worker >= platform.workers)
       throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
                       std::to_string(platform.workers - 1));
+  if (run.via == transport::hier && !platform.losses.empty()) {
+    // rDLB within a node: a node whose every worker is lost leaves its chunks unfinished.
+    const int per = (platform.workers + masters - 1) / masters;
+    std::vector<std::set<int>> lost(static_cast<std::size_t>(masters));
+    for (const loss& l : platform.losses)
+      if (l.worker < platform.workers) lost[static_cast<std::size_t>(l.worker / per)].insert(l.worker);
+    for (int m = 0; m < masters; ++m) {
+      const int size = std::min(per, platform.workers - m * per);
+      if (size > 0 && static_cast<int>(lost[static_cast<std::size_t>(m)].size()) >= size)
+        throw sim_error("hier: every worker of node " + std::to_string(m) +
+                        " is lost; a node runs its lost chunks again only while one of its workers lives");
+    }
+  }
 
   world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, {}, 0, {}, {}, {}, {}};
   w.prefix.assign(w.costs.size() + 1, 0);
