@@ -54,6 +54,13 @@ class object_reader {
     return x;
   }
 
+  bool flag(const char* name, bool fallback, bool required = true) const {
+    const json* field = find(name, required);
+    if (field == nullptr) return fallback;
+    if (!field->is_boolean()) throw bad_field{where(name) + "expected true or false, got " + shown(*field)};
+    return field->get<bool>();
+  }
+
   std::string text(const char* name, const char* fallback, bool required = true) const {
     const json* field = find(name, required);
     if (field == nullptr) return fallback;
@@ -135,6 +142,7 @@ loop_record read_loop(const json& value, const std::string& path) {
   l.p = r.integer("p", 1);
   l.wall_begin_s = r.real("wall_begin_s", 0, /*signed_ok=*/false, /*required=*/false);
   l.makespan_s = r.real("makespan_s", 0);
+  l.left_to_runtime = r.flag("left_to_runtime", false, /*required=*/false);
   l.max_over_mean = r.real("imbalance_max_over_mean", 1);
   l.cov = r.real("imbalance_cov", 0);
   l.percent_imbalance = r.real("imbalance_percent", 0, /*signed_ok=*/true);
@@ -233,6 +241,7 @@ profile merge_profiles(const std::vector<profile>& profiles) {
       loop.instance = instance;
       loop.technique = parts.front().second->technique;
       loop.n = parts.front().second->n;
+      loop.left_to_runtime = parts.front().second->left_to_runtime;
       loop.p = 0;
       loop.has_chunks = true;
       bool timed = true;  // every part has a wall-clock start

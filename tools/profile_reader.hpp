@@ -34,6 +34,7 @@ struct loop_record {
   double makespan_s = 0, max_over_mean = 1, cov = 0, percent_imbalance = 0, scheduling_s = 0;
   std::vector<thread_record> threads;  // sorted by thread number
   bool has_chunks = false;             // written with SELFSCHED_PROFILE_CHUNKS=1
+  bool left_to_runtime = false;        // SELFSCHED_PROFILE_FORWARDED: a loop the runtime served
   std::vector<chunk_record> chunks;
 };
 

@@ -171,6 +171,9 @@ void print_loop(const loop_record& loop) {
               "scheduling %.6f s\n",
               loop.instance, loop.technique.c_str(), loop.n, loop.p, loop.makespan_s, loop.max_over_mean, loop.cov,
               loop.percent_imbalance, loop.scheduling_s);
+  if (loop.left_to_runtime)
+    std::printf("  (left to the runtime: busy is each thread's time in the loop, its chunks and the runtime's "
+                "claims; iterations and chunks are not seen)\n");
   // MPI regions: time in claims spent waiting for other ranks, a column of its own.
   const bool ranks = std::any_of(loop.threads.begin(), loop.threads.end(), [](auto& t) { return t.ranks_wait_s > 0; });
   std::printf("  %7s %4s %6s %6s %12s %7s %10s %10s %10s%s\n", "thread", "cpu", "power", "mean Q", "iterations",

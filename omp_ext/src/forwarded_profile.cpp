@@ -23,7 +23,10 @@ void forwarded_loop_begin(membership& m, loop_site site, iter_t n, std::string s
   {
     std::lock_guard guard(m.team->forwarded_lock);
     auto& entry = m.team->forwarded[probe.index];
-    if (entry.first == nullptr) entry.first = profile_begin(site, std::move(schedule), n, m.team_size, {});
+    if (entry.first == nullptr) {
+      entry.first = profile_begin(site, std::move(schedule), n, m.team_size, {});
+      entry.first->left_to_runtime = true;
+    }
     probe.record = entry.first;
   }
   probe.entered_ns = now_ns();

@@ -298,6 +298,7 @@ bool write_profile(const char* path, std::string* why) {
                      {"imbalance_max_over_mean", b.max_over_mean}, {"imbalance_cov", b.cov},
                      {"imbalance_percent", b.percent_imbalance}, {"scheduling_overhead_s", b.scheduling_s},
                      {"threads", per_thread}};
+        if (r->left_to_runtime) loop["left_to_runtime"] = true;
         if (!r->chunks.empty()) {
           json chunks = json::array();
           for (const auto& c : r->chunks)

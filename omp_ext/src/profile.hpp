@@ -43,6 +43,7 @@ struct loop_instance_profile {
   int p = 1;
   std::vector<double> powers;  // VP per thread (loop_params::powers); empty: all 1
   std::uint64_t instance = 0;  // of this site
+  bool left_to_runtime = false;  // SELFSCHED_PROFILE_FORWARDED: the runtime's loop (forwarded_profile.hpp)
   std::vector<thread_share> threads;
   std::vector<chunk_event> chunks;  // with SELFSCHED_PROFILE_CHUNKS=1
   std::mutex lock;                  // threads leaving the loop add their share

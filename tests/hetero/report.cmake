@@ -116,3 +116,20 @@ execute_process(COMMAND ${REPORT} ${WORK} OUTPUT_VARIABLE out ERROR_VARIABLE err
 if(NOT rc EQUAL 2 OR NOT err MATCHES "is not a regular file")
   message(FATAL_ERROR "a directory as the profile: expected status 2 and 'not a regular file', got ${rc}: ${err}")
 endif()
+
+# A loop left to libomp, profiled on request: the report says what its
+# columns mean, and draws its busy chart (no Gantt chart: no chunks seen).
+set(forwarded ${WORK}/report_forwarded.json)
+file(REMOVE ${forwarded})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=dynamic,8
+    SELFSCHED_SIA=off SELFSCHED_PROFILE=${forwarded} SELFSCHED_PROFILE_FORWARDED=1
+    ${PROGRAM} --n 3000 --work 20 --profile random
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the run with a forwarded loop failed (exit ${rc}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${REPORT} --out ${charts}-forwarded ${forwarded} OUTPUT_VARIABLE out ERROR_VARIABLE err
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "instance 0  libomp dynamic,8  n=3000  p=2" OR NOT out MATCHES "left to the runtime")
+  message(FATAL_ERROR "selfsched-report on a forwarded loop (exit ${rc}):\n${out}${err}")
+endif()
