@@ -98,6 +98,12 @@ bool trip_count(bool up, T start, T end, T incr, iter_t& n) {
   return text != nullptr && *text != '\0' ? text : "runtime";
 }
 
+// Out of line, its strings with it: start_loop's forwarding stays a tail call.
+[[gnu::noinline, gnu::cold]] void profile_forwarded_loop(membership& m, loop_site site, iter_t n, written_kind written,
+                                                         long long chunk) {
+  forwarded_loop_begin(m, site, n, "libgomp " + written_text(written, chunk));
+}
+
 // A loop left to libgomp: its next chunks and its end are libgomp's too.
 void leave_loop_to_libgomp(membership* m) {
   if (m != nullptr)
@@ -153,7 +159,7 @@ bool start_loop(loop_site site, written_kind written, chunk_order order, bool up
       explain_forwarded(site, written, m != nullptr && m->team != nullptr, countable);
     leave_loop_to_libgomp(m);
     if (m != nullptr && profiling_forwarded()) [[unlikely]]
-      forwarded_loop_begin(*m, site, n, "libgomp " + written_text(written, static_cast<long long>(chunk)));
+      profile_forwarded_loop(*m, site, n, written, static_cast<long long>(chunk));
     return forward();
   }
   enter_loop(*m, site, *technique, n, start, end, incr, clause_chunk_of(written, static_cast<long long>(chunk)), order);

@@ -110,6 +110,12 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
   return kind == sched::auto_kind ? "auto" : "kind " + std::to_string(kind);
 }
 
+// Out of line, its strings with it (see the tail call below).
+[[gnu::noinline, gnu::cold]] void profile_forwarded_loop(membership& m, loop_site site, iter_t n, int schedule,
+                                                         std::int64_t chunk) {
+  forwarded_loop_begin(m, site, n, "libomp " + kind_text(schedule, chunk));
+}
+
 void hand_loop_to_libomp(membership* m) {
   if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
 }
@@ -132,10 +138,13 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
                                                : forwarded_because::too_long);
     hand_loop_to_libomp(m);
     doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
-    forward();
     if (m != nullptr && profiling_forwarded()) [[unlikely]]
-      forwarded_loop_begin(*m, site, st != 0 && trip_count(lb, ub, st, n) ? n : 0,
-                           "libomp " + kind_text(schedule, static_cast<std::int64_t>(chunk)));
+      profile_forwarded_loop(*m, site, st != 0 && trip_count(lb, ub, st, n) ? n : 0, schedule,
+                             static_cast<std::int64_t>(chunk));
+    // Last, as a tail call: libomp reports its caller's address to tools
+    // (OMPT's codeptr_ra), which must be the program's loop, not ours. No
+    // local's address may escape here, or the call could not be a tail call.
+    forward();
     return;
   }
   // runtime and auto loops carry no chunk of their own (clang passes 1).

@@ -36,6 +36,19 @@ if(err MATCHES "selfsched:")
 endif()
 expect_fss_served("the client tool")
 
+# The loops libselfsched leaves to libomp, as the client tool sees them:
+# named by the program's address (libselfsched forwards with a tail call),
+# also while a profile of forwarded loops is being written.
+foreach(profiled "" "SELFSCHED_PROFILE=${WORK}/tool_chain_forwarded.json;SELFSCHED_PROFILE_FORWARDED=1")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=dynamic,4
+                          OMP_TOOL_LIBRARIES=${TOOL} ${profiled} ${PROGRAM} 20000
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT err MATCHES ", ([1-9][0-9]*) loops, 0 named outside the program")
+    message(FATAL_ERROR "loops left to libomp, ${profiled}: a client tool must see them at the program's address "
+                        "(exit ${rc}):\n${err}")
+  endif()
+endforeach()
+
 file(REMOVE ${profile})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=fss
                         SELFSCHED_PROFILE=${profile} ${LINKED_TOOL_PROGRAM} 20000
