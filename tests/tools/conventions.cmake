@@ -34,3 +34,16 @@ foreach(separator "" "--")
     message(FATAL_ERROR "selfsched-run --schedule fss ${separator} PROGRAM: exit ${rc}\n${out}\n${err}")
   endif()
 endforeach()
+
+# --forwarded: the loops left to the runtime in the profile too.
+set(forwarded ${WORK}/conventions_forwarded.json)
+file(REMOVE ${forwarded})
+execute_process(COMMAND ${BIN}/selfsched-run --schedule dynamic,4 --profile ${forwarded} --forwarded ${PROGRAM} 2000
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${forwarded})
+  message(FATAL_ERROR "selfsched-run --forwarded: exit ${rc}\n${out}\n${err}")
+endif()
+file(READ ${forwarded} profile)
+if(NOT profile MATCHES "\"technique\": \"libomp dynamic,4\"")
+  message(FATAL_ERROR "selfsched-run --forwarded: no loop left to libomp in the profile:\n${profile}")
+endif()
