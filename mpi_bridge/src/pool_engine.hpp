@@ -150,6 +150,15 @@ class pool_engine {
   void child_message(int sender, pool_message type, message_buffer& message);
   void update_own_view();
   bool match_requests();
+  // After update_own_view: what is left below this mediator (its own rank,
+  // what it holds, the ranks it serves by their last statuses, one more for
+  // each tasks message not yet seen received, each give not yet answered,
+  // each rank not heard from yet, tasks on their way up) and its lowest level.
+  struct pending_work {
+    std::int64_t tasks = 0;
+    int lowest_level = 0;
+  };
+  pending_work work_below() const;
   bool progress_distributed();  // receiver and sender
   // With the lock held. Tasks that came in a message go into `into`, or are
   // counted discarded after a stop.

@@ -103,6 +103,21 @@ void pool_engine::update_own_view() {
   own.requesting = !stopped_ && static_cast<std::size_t>(own.queued_current) < asks_below() && threads_ > 1;
 }
 
+pool_engine::pending_work pool_engine::work_below() const {
+  pending_work left{held_.outstanding(), held_.lowest_outstanding_level()};
+  for (std::size_t i = 0; i <= children_.size(); ++i) {
+    const auto r = static_cast<std::size_t>(i == 0 ? rank_ : children_[i - 1]);
+    const rank_view& v = views_[r];
+    // A rank not heard from yet may hold tasks put before the run.
+    if (i > 0 && !heard_from_[r]) ++left.tasks;
+    left.tasks += v.outstanding + static_cast<std::int64_t>(v.in_flight.size()) + (v.giving ? 1 : 0);
+    left.lowest_level = std::min(left.lowest_level, v.lowest_level);
+    for (const auto& f : v.in_flight) left.lowest_level = std::min(left.lowest_level, f.second);
+  }
+  if (forwarding_from_ >= 0) ++left.tasks;  // tasks on their way up through this node
+  return left;
+}
+
 bool pool_engine::match_requests() {
   bool busy = false;
   const bool root = rank_ == 0;
@@ -188,20 +203,13 @@ bool pool_engine::progress_mediator() {
 
   // The last completed global iteration: below the lowest outstanding level
   // of any rank, any task in flight and any task held.
-  int lowest = held_.lowest_outstanding_level();
-  bool anything = !held_.done();
-  for (std::size_t i = 0; i <= children_.size(); ++i) {
-    const rank_view& v = views_[static_cast<std::size_t>(i == 0 ? rank_ : children_[i - 1])];
-    lowest = std::min(lowest, v.lowest_level);
-    anything = anything || v.outstanding > 0 || !v.in_flight.empty() || v.giving;
-    for (const auto& f : v.in_flight) lowest = std::min(lowest, f.second);
-  }
-  if (lowest != no_level && lowest - 1 != level_sent_) {
-    broadcast_level(lowest - 1);
+  const pending_work left = work_below();
+  if (left.lowest_level != no_level && left.lowest_level - 1 != level_sent_) {
+    broadcast_level(left.lowest_level - 1);
     busy = true;
   }
   if (match_requests()) busy = true;
-  if (finish_serving(heard_ == static_cast<int>(children_.size()) && !anything)) busy = true;
+  if (finish_serving(heard_ == static_cast<int>(children_.size()) && left.tasks == 0)) busy = true;
   if (busy) serve_ns_ += pool_now_ns() - from;
   return busy;
 }
@@ -250,19 +258,15 @@ bool pool_engine::parent_message(pool_message type, message_buffer& message) {
 // With the lock held: the node's sums to rank 0, when they changed (at most
 // every status interval, unless a request, a stop or the first report).
 bool pool_engine::report_to_parent() {
-  std::int64_t outstanding = queue_.outstanding() + held_.outstanding();
+  update_own_view();  // matching and giving may have moved tasks out of its queue since
+  const pending_work left = work_below();
+  const std::int64_t outstanding = left.tasks;
+  const int lowest = left.lowest_level;
   std::int64_t current = static_cast<std::int64_t>(transferable(queue_) + transferable(held_));
-  int lowest = std::min(queue_.lowest_outstanding_level(), held_.lowest_outstanding_level());
   for (const int r : children_) {
     const rank_view& v = views_[static_cast<std::size_t>(r)];
-    // A rank not heard from yet may hold tasks put before the run.
-    if (!heard_from_[static_cast<std::size_t>(r)]) ++outstanding;
-    outstanding += v.outstanding + static_cast<std::int64_t>(v.in_flight.size()) + (v.giving ? 1 : 0);
     current += v.giving ? 0 : v.queued_current;
-    lowest = std::min(lowest, v.lowest_level);
-    for (const auto& f : v.in_flight) lowest = std::min(lowest, f.second);
   }
-  if (forwarding_from_ >= 0) ++outstanding;  // tasks on their way up through this node
   const std::int64_t now = pool_now_ns();
   // The messages received from rank 0 too: until it sees them counted it
   // keeps their tasks in flight, even when they changed nothing here.

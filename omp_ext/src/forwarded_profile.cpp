@@ -1,5 +1,6 @@
 #include "forwarded_profile.hpp"
 
+#include <cstdlib>
 #include <mutex>
 #include <utility>
 
@@ -12,6 +13,11 @@ namespace selfsched::omp {
 bool profiling_forwarded() {
   static const bool on = profiling() && current_settings().profile_forwarded;
   return on;
+}
+
+std::string runtime_schedule_text() {
+  const char* text = std::getenv("OMP_SCHEDULE");
+  return text != nullptr && *text != '\0' ? text : "runtime";
 }
 
 void forwarded_loop_begin(membership& m, loop_site site, iter_t n, std::string schedule) {

@@ -18,6 +18,10 @@ namespace selfsched::omp {
 
 bool profiling_forwarded();  // SELFSCHED_PROFILE and SELFSCHED_PROFILE_FORWARDED
 
+// A runtime loop's schedule as its profile names it: OMP_SCHEDULE's value
+// (the runtime's own kinds stay there), else "runtime".
+std::string runtime_schedule_text();
+
 // Every member of m's team, entering (then leaving) the same forwarded loop.
 void forwarded_loop_begin(membership& m, loop_site site, iter_t n, std::string schedule);
 void forwarded_loop_end(membership& m);

@@ -44,12 +44,16 @@ std::uint64_t level_bit() { return std::uint64_t{1} << (gomp().get_level() & 63)
 
 bool in_unseen_loop() { return unseen_loop_levels != 0 && (unseen_loop_levels & level_bit()) != 0; }
 
+// Is the calling thread at m's level, not in a region selfsched did not
+// follow nested inside it? (Under libomp's GOMP_* layer OMPT follows every
+// region: always.)
+bool at_level_of(const membership& m) { return !gomp().follows_regions || gomp().get_level() == m.level; }
+
 // This thread's team for a loop starting now, if it is the team selfsched
 // followed into this level.
 membership* membership_for_loop() {
   membership* m = membership_for_new_loop();
-  if (m != nullptr && gomp().follows_regions && gomp().get_level() != m->level) return nullptr;
-  return m;
+  return m != nullptr && at_level_of(*m) ? m : nullptr;
 }
 
 const active_schedule* technique_for(const active_schedule* team_technique, written_kind written) {
@@ -94,8 +98,7 @@ bool trip_count(bool up, T start, T end, T incr, iter_t& n) {
 [[gnu::cold]] std::string written_text(written_kind written, long long chunk) {
   if (written == written_kind::dynamic) return "dynamic," + std::to_string(chunk);
   if (written == written_kind::guided) return "guided," + std::to_string(chunk);
-  const char* text = std::getenv("OMP_SCHEDULE");
-  return text != nullptr && *text != '\0' ? text : "runtime";
+  return runtime_schedule_text();
 }
 
 // Out of line, its strings with it: start_loop's forwarding stays a tail call.
@@ -201,13 +204,12 @@ bool close_loop() {
     return false;
   }
   membership* m = current_membership();
-  if (m != nullptr && m->forwarded.record != nullptr &&
-      (!gomp().follows_regions || gomp().get_level() == m->level)) [[unlikely]]
+  if (m != nullptr && m->forwarded.record != nullptr && at_level_of(*m)) [[unlikely]]
     forwarded_loop_end(*m);  // profiled, left to libgomp: it ends now
   if (m == nullptr || !m->last_loop_ours) return false;
   // An ordered loop (whose start is not ours) in a region we did not see,
   // nested in a loop of ours: libgomp's.
-  if (gomp().follows_regions && gomp().get_level() != m->level) return false;
+  if (!at_level_of(*m)) return false;
   // Still in it: the loop was cancelled (omp cancel for). What is left is
   // dropped, so that the slot is freed for the team's later loops.
   while (m->loop.slot != nullptr && claim_next_chunk(*m).size > 0) {
@@ -232,9 +234,7 @@ constexpr bool serves_doacross = false;
 // in one at its team's level (not in a region nested inside it).
 membership* doacross_member() {
   membership* m = current_membership();
-  if (m == nullptr || !doacross_ours(m->doacross)) return nullptr;
-  if (gomp().follows_regions && gomp().get_level() != m->level) return nullptr;
-  return m;
+  return m != nullptr && doacross_ours(m->doacross) && at_level_of(*m) ? m : nullptr;
 }
 
 template <typename T, typename Forward>

@@ -94,7 +94,6 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
   return true;
 }
 
-// m's next dispatch calls (next, deinit) are libomp's.
 // A forwarded loop's schedule as written, for its profile: dynamic,4;
 // a runtime loop's is OMP_SCHEDULE's (libomp's own kinds stay there).
 [[gnu::cold]] std::string kind_text(int schedule, std::int64_t chunk) {
@@ -103,10 +102,7 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
   if (kind == sched::dynamic_chunked) return "dynamic," + k;
   if (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical)
     return "guided," + k;
-  if (kind == sched::runtime) {
-    const char* text = std::getenv("OMP_SCHEDULE");
-    return text != nullptr && *text != '\0' ? text : "runtime";
-  }
+  if (kind == sched::runtime) return runtime_schedule_text();
   return kind == sched::auto_kind ? "auto" : "kind " + std::to_string(kind);
 }
 
@@ -116,6 +112,7 @@ bool trip_count(T lb, T ub, ST st, iter_t& n) {
   forwarded_loop_begin(m, site, n, "libomp " + kind_text(schedule, chunk));
 }
 
+// m's next dispatch calls (next, deinit) are libomp's.
 void hand_loop_to_libomp(membership* m) {
   if (m != nullptr) m->loop.slot = nullptr, m->last_loop_ours = false;
 }
