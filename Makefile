@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp bench-tasks libomp-release peer-tests install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
 
 all: build
 
@@ -82,6 +82,11 @@ bench-gomp: build
 # libomp 19 built Release from the distribution's source (root, once).
 libomp-release:
 	benchmarks/omp/build_release_libomp.sh $(BUILD)
+
+# libomp with patches/ applied (registered loop schedules), from the same
+# source package; also built by `make build` when the source can be fetched.
+libomp-patched:
+	tools/build-libomp-patched.sh $(BUILD)
 
 # Other projects' tests against the stock runtimes, without and with
 # libselfsched preloaded (tests/peer/): LLVM's OpenMP runtime tests (lit)
