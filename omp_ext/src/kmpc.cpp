@@ -17,6 +17,8 @@
 #include "forwarded_profile.hpp"
 #include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
+#include "libomp_hooks.hpp"
+#include "libomp_loops.hpp"
 #include "profile.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
@@ -26,11 +28,9 @@
 #include "teams.hpp"
 
 namespace selfsched::omp {
-namespace {
 
-// Could a loop of this schedule kind be ours? Modifier bits are masked:
-// clang marks schedule(runtime) nonmonotonic by default, and that must never
-// turn a chosen technique off.
+// Modifier bits are masked: clang marks schedule(runtime) nonmonotonic by
+// default, and that must never turn a chosen technique off.
 bool served_kind(int schedule) {
   const int kind = sched::without_modifiers(schedule);
   if (kind == sched::runtime) return true;
@@ -41,7 +41,11 @@ bool served_kind(int schedule) {
          (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical);
 }
 
-// Cold: said once, when a loop we should serve has to go to libomp.
+const active_schedule* technique_for_loop(const membership& m, int schedule) {
+  return sched::without_modifiers(schedule) == sched::auto_kind ? auto_schedule() : technique_in_force(m);
+}
+
+// Cold: said once.
 [[gnu::cold, gnu::noinline]] void explain_untracked_team() {
   if (active_technique() == nullptr) return;
   // A team of one thread runs its loop in order whoever schedules it.
@@ -52,6 +56,23 @@ bool served_kind(int schedule) {
                        : "libomp did not start selfsched's OpenMP tool (OMP_TOOL=disabled, or the program "
                          "has its own); schedule(runtime) loops run with libomp's schedule");
 }
+
+void begin_libomp_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n, int schedule,
+                       std::int64_t chunk) {
+  const int kind = sched::without_modifiers(schedule);
+  // runtime and auto loops carry no chunk of their own (clang passes 1).
+  const bool chunk_written = kind != sched::auto_kind && kind != sched::runtime;
+  // Nonmonotonic only where the compiler says so: clang marks dynamic,
+  // guided, runtime and auto loops nonmonotonic from OpenMP 5.0 on, unless
+  // written monotonic; a program built for OpenMP 4.5 carries no modifier
+  // and expects monotonic order, as does a doacross loop (ordered(n)).
+  const bool monotonic = (schedule & sched::modifier_nonmonotonic) == 0 ||
+                         m.doacross.mode == doacross_thread::state::pending;
+  begin_loop(m, site, technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1,
+             monotonic ? chunk_order::monotonic : chunk_order::nonmonotonic);
+}
+
+namespace {
 
 // SELFSCHED_VERBOSE: which loop went to libomp and why, once per loop site.
 // Cold and off the claim path: a forwarded loop's init pays one test.
@@ -121,9 +142,7 @@ template <typename T, typename ST, typename Forward>
 void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
   const bool could_be_ours = served_kind(schedule);
   membership* m = could_be_ours ? membership_for_new_loop() : current_membership();
-  const bool written_auto = sched::without_modifiers(schedule) == sched::auto_kind;
-  const active_schedule* technique =
-      !could_be_ours || m == nullptr ? nullptr : written_auto ? auto_schedule() : technique_in_force(*m);
+  const active_schedule* technique = !could_be_ours || m == nullptr ? nullptr : technique_for_loop(*m, schedule);
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
@@ -144,16 +163,7 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
     forward();
     return;
   }
-  // runtime and auto loops carry no chunk of their own (clang passes 1).
-  const bool chunk_written = !written_auto && sched::without_modifiers(schedule) != sched::runtime;
-  // Nonmonotonic only where the compiler says so: clang marks dynamic,
-  // guided, runtime and auto loops nonmonotonic from OpenMP 5.0 on, unless
-  // written monotonic; a program built for OpenMP 4.5 carries no modifier
-  // and expects monotonic order, as does a doacross loop (ordered(n)).
-  const bool monotonic = (schedule & sched::modifier_nonmonotonic) == 0 ||
-                         m->doacross.mode == doacross_thread::state::pending;
-  begin_loop(*m, site, *technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1,
-             monotonic ? chunk_order::monotonic : chunk_order::nonmonotonic);
+  begin_libomp_loop(*m, site, *technique, n, schedule, static_cast<std::int64_t>(chunk));
   m->loop.lower = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(lb));
   m->loop.stride = static_cast<std::int64_t>(st);
   m->last_loop_ours = true;
@@ -184,11 +194,22 @@ inline membership* serving() {
 }  // namespace
 }  // namespace selfsched::omp
 
+namespace selfsched::omp {
+namespace {
+
+constexpr int omp_sched_auto = 4;
+constexpr int omp_sched_monotonic = static_cast<int>(0x80000000u);
+
+}  // namespace
+}  // namespace selfsched::omp
+
 using selfsched::omp::ident_t;
 using selfsched::omp::real;
 namespace so = selfsched::omp;
 
-extern "C" {
+// The libomp entry points, as selfsched serves them. Each is exported under
+// its libomp name as an IFUNC (the end of this file).
+namespace selfsched::omp::interposed {
 
 void __kmpc_dispatch_init_4(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t lb, std::int32_t ub,
                             std::int32_t st, std::int32_t chunk) {
@@ -271,14 +292,6 @@ void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
   if (real().deinit != nullptr) real().deinit(loc, gtid);
 }
 
-namespace selfsched::omp {
-namespace {
-
-constexpr int omp_sched_auto = 4;
-constexpr int omp_sched_monotonic = static_cast<int>(0x80000000u);
-
-}  // namespace
-}  // namespace selfsched::omp
 
 // A standard kind chosen from code takes runtime loops back from selfsched,
 // for the calling task's next regions, as libomp's own choice; but `auto`
@@ -328,16 +341,21 @@ void omp_get_schedule_8_(int* kind, std::int64_t* chunk) {
   *chunk = value;
 }
 
+}  // namespace selfsched::omp::interposed
+
+extern "C" {
+
 int selfsched_set_schedule(const char* name, long chunk) {
   const so::active_schedule* technique = nullptr;
   if (!so::parse_technique(name, chunk, "selfsched_set_schedule", technique)) return -1;
+  if (so::runtime_hooks_active()) return so::set_runtime_schedule(technique) ? 0 : -1;
   if (technique != nullptr && !so::loops_reach_selfsched("selfsched_set_schedule", name)) return -1;
   so::set_task_technique(technique);
   return 0;
 }
 
 size_t selfsched_get_schedule(char* buf, size_t size) {
-  const so::active_schedule* a = so::task_technique();
+  const so::active_schedule* a = so::runtime_hooks_active() ? so::runtime_task_technique() : so::task_technique();
   const char* text = a ? a->text.c_str() : "";
   const size_t length = std::strlen(text);
   if (buf != nullptr && size > 0) {
@@ -353,3 +371,41 @@ int selfsched_write_profile(const char* path) {
 }
 
 }  // extern "C"
+
+// Each libomp entry point selfsched defines is an IFUNC, resolved when the
+// program's call is bound: to selfsched's (above), or, where libomp takes
+// registered loop schedules (patches/, libomp_hooks.hpp), to libomp's own,
+// so that loops selfsched does not serve pay nothing for it being loaded.
+#define SELFSCHED_LIBOMP_ENTRY(name)                                                                    \
+  extern "C" void* resolve_##name() {                                                                   \
+    return so::libomp_entry(#name, reinterpret_cast<void*>(&so::interposed::name));                     \
+  }                                                                                                     \
+  extern "C" decltype(so::interposed::name) name __attribute__((ifunc("resolve_" #name)));
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_4)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_4u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_8)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_8u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_4)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_4u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_8)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_8u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_4)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_4u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_8)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_8u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_4)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_4u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_8)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_8u)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_deinit)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_init)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_wait)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_post)
+SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_fini)
+SELFSCHED_LIBOMP_ENTRY(omp_set_schedule)
+SELFSCHED_LIBOMP_ENTRY(omp_get_schedule)
+SELFSCHED_LIBOMP_ENTRY(omp_set_schedule_)
+SELFSCHED_LIBOMP_ENTRY(omp_get_schedule_)
+SELFSCHED_LIBOMP_ENTRY(omp_set_schedule_8_)
+SELFSCHED_LIBOMP_ENTRY(omp_get_schedule_8_)
+#undef SELFSCHED_LIBOMP_ENTRY

@@ -49,6 +49,34 @@ struct kmp_dim {
   std::int64_t st;
 };
 
+// kmp.h of a libomp built with patches/0001 (registered loop schedules):
+// a loop described to a schedule, iterations 0 .. trip_count-1; the
+// schedule's callbacks; the registration entry point (nullptr in a stock
+// libomp).
+struct kmp_loop_schedule_loop {
+  const ident_t* loc;
+  void* codeptr_ra;
+  void* team;
+  std::int32_t gtid;
+  std::int32_t tid;
+  std::int32_t nproc;
+  std::int32_t schedule;  // as the compiler passed it
+  std::uint64_t trip_count;
+  std::int64_t chunk;  // run-sched-var's (0: none given), or the written one
+};
+constexpr std::uint32_t loop_schedule_takes_auto = 0x1;
+constexpr std::uint32_t loop_schedule_takes_dynamic = 0x2;
+constexpr std::uint32_t loop_schedule_takes_guided = 0x4;
+struct kmp_loop_schedule {
+  const char* name;
+  std::uint32_t flags;
+  void* data;
+  int (*init)(void* data, const kmp_loop_schedule_loop* loop, void** thread_data);
+  int (*next)(void* thread_data, std::uint64_t* first, std::uint64_t* last);
+  void (*fini)(void* thread_data);
+};
+using register_loop_schedule_function = int (*)(const kmp_loop_schedule*);
+
 struct real_entry_points {
   void (*init_4)(ident_t*, std::int32_t, int, std::int32_t, std::int32_t, std::int32_t, std::int32_t);
   void (*init_4u)(ident_t*, std::int32_t, int, std::uint32_t, std::uint32_t, std::int32_t, std::int32_t);

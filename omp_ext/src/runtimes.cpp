@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "libomp_hooks.hpp"
 #include "schedule_choice.hpp"
 #include "settings.hpp"
 
@@ -11,8 +12,11 @@
 #include "libomp_abi.hpp"
 
 // Ours, as this library defines them (-Bsymbolic-functions: these are our
-// own addresses, whatever the process's search order).
-extern "C" void __kmpc_dispatch_deinit(selfsched::omp::ident_t*, std::int32_t);
+// own addresses, whatever the process's search order). libomp's entry
+// points are IFUNCs (kmpc.cpp): the address of their implementation.
+namespace selfsched::omp::interposed {
+void __kmpc_dispatch_deinit(ident_t*, std::int32_t);
+}
 extern "C" void GOMP_loop_end();
 
 namespace selfsched::omp {
@@ -29,7 +33,10 @@ runtime_report look_at_runtimes() {
   }
   // What the program's own calls bind to: the first definition in the
   // process's search order.
-  r.libomp_served = dlsym(RTLD_DEFAULT, "__kmpc_dispatch_deinit") == reinterpret_cast<void*>(&__kmpc_dispatch_deinit);
+  // A libomp that takes registered schedules serves ours whatever the order.
+  r.libomp_hooks = r.libomp && runtime_hooks_active();
+  r.libomp_served = r.libomp_hooks || dlsym(RTLD_DEFAULT, "__kmpc_dispatch_deinit") ==
+                                          reinterpret_cast<void*>(&interposed::__kmpc_dispatch_deinit);
   r.libgomp_served = dlsym(RTLD_DEFAULT, "GOMP_loop_end") == reinterpret_cast<void*>(&GOMP_loop_end);
   return r;
 }
@@ -56,7 +63,9 @@ get_schedule_function runtime_get_schedule() {
 
 std::string describe(const runtime_report& r) {
   if (!r.any_loaded()) return "no OpenMP runtime loaded yet";
-  const auto one = [](const char* name, bool served) {
+  const auto one = [&r](const char* name, bool served) {
+    if (served && r.libomp_hooks && std::string_view(name).starts_with("libomp"))
+      return std::string(name) + ": its loops come to selfsched through the schedules registered with it";
     return std::string(name) + (served ? ": its loops come to selfsched"
                                        : ": its loops do not come to selfsched (the runtime is linked before "
                                          "libselfsched; link -lselfsched first, or LD_PRELOAD it)");

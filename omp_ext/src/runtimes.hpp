@@ -15,6 +15,7 @@ struct runtime_report {
   // Its programs' loop calls come to selfsched first (libselfsched is
   // preloaded or linked before the runtime).
   bool libomp_served = false;
+  bool libomp_hooks = false;  // it takes selfsched's schedules registered (libomp_hooks.hpp)
   bool libgomp_served = false;
   bool any_loaded() const { return libomp || libgomp; }
   bool any_served() const { return (libomp && libomp_served) || (libgomp && libgomp_served); }

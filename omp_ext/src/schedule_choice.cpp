@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libomp_hooks.hpp"
 #include "runtimes.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
@@ -137,8 +138,11 @@ void choose_technique_from_environment() {
     if (!standard && parse_technique(s.schedule.c_str(), 0, "SELFSCHED_SCHEDULE", chosen))
       set_active_technique(chosen);
     // SELFSCHED_SCHEDULE wins; an OMP_SCHEDULE naming one of ours (a parent
-    // set both) must still not reach libomp, which would warn about it.
-    if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)))
+    // set both) must still not reach libomp, which would warn about it. A
+    // libomp with our schedules registered reads the technique itself.
+    if (chosen != nullptr && runtime_hooks_active() && register_in_runtime(*chosen))
+      setenv("OMP_SCHEDULE", s.schedule.c_str(), 1);
+    else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)))
       setenv("OMP_SCHEDULE", standard ? s.schedule.c_str() : "dynamic", 1);
   } else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule))) {
     // Ours (or bogus): libomp must not see it, or it warns and ignores it.
@@ -147,6 +151,8 @@ void choose_technique_from_environment() {
     const active_schedule* chosen = nullptr;
     if (parse_technique(original.c_str(), 0, "OMP_SCHEDULE", chosen)) {
       set_active_technique(chosen);
+      // A libomp with our schedules registered reads OMP_SCHEDULE itself.
+      if (chosen != nullptr && runtime_hooks_active() && register_in_runtime(*chosen)) return;
       // Overwrite: SELFSCHED_SCHEDULE may be set but empty (it lost to OMP_SCHEDULE
       // here), and children must not find OMP_SCHEDULE=dynamic alone.
       setenv("SELFSCHED_SCHEDULE", original.c_str(), 1);

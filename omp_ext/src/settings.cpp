@@ -47,6 +47,14 @@ const setting_row<settings> table[] = {
        if (v == "libomp") return s.libomp_auto = true, std::string();
        return std::string("valid: selfsched, libomp");
      }},
+    {"SELFSCHED_HOOKS", "auto",
+     "with a libomp that has registered loop schedules (patches/): auto uses them, off interposes as with any "
+     "libomp",
+     [](std::string_view v, settings& s) {
+       if (v == "auto") return s.runtime_hooks = true, std::string();
+       if (v == "off") return s.runtime_hooks = false, std::string();
+       return std::string("valid: auto, off");
+     }},
     {"SELFSCHED_AUTO_CACHE", "~/.cache/selfsched/auto.json",
      "where auto keeps what it learned per loop site for the next run (mode 0600); off: learn afresh every run",
      [](std::string_view v, settings& s) { return s.auto_cache = v, std::string(); }},

@@ -19,6 +19,7 @@ struct settings {
   bool override_guided = false;    // SELFSCHED_OVERRIDE=guided
   std::string auto_cache;          // SELFSCHED_AUTO_CACHE: "" = default path, "off" = none
   bool libomp_auto = false;        // SELFSCHED_AUTO=libomp: schedule(auto), OMP_SCHEDULE=auto stay libomp's
+  bool runtime_hooks = true;       // SELFSCHED_HOOKS: a patched libomp's registered schedules (libomp_hooks.hpp)
   bool display_env = false;        // SELFSCHED_DISPLAY_ENV
   bool verbose = false;            // SELFSCHED_VERBOSE
   std::vector<double> weights;     // SELFSCHED_WEIGHTS: VP per thread

@@ -18,6 +18,7 @@
 
 #include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
+#include "libomp_hooks.hpp"
 #include "placement.hpp"
 #include "profile.hpp"
 #include "runqueue.hpp"
@@ -52,9 +53,12 @@ __attribute__((constructor)) void start_selfsched() {
   set_up_run_queues();
   // 4. Other OMPT tools become our clients, before libomp looks for tools.
   chain_tool_libraries();
-  // 5. OMP_SCHEDULE naming one of our techniques is taken (and rewritten to
-  //    `dynamic` for libomp) unless the process's loops cannot reach us
+  // 5. A libomp that takes registered schedules gets ours (libomp_hooks.hpp)
+  //    before it reads OMP_SCHEDULE. Then OMP_SCHEDULE naming one of our
+  //    techniques is taken (and, unless libomp has our schedules, rewritten
+  //    to `dynamic` for it) unless the process's loops cannot reach us
   //    (runtimes.cpp, which needs step 2).
+  register_runtime_schedules();
   choose_technique_from_environment();
   // 6. A profile path that cannot be written is reported now, not at exit.
   check_profile_path();

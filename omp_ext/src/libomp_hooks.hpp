@@ -1,0 +1,49 @@
+// A libomp built with patches/ takes loop schedules registered from outside
+// (__kmpc_register_loop_schedule). In such a process selfsched registers its
+// techniques there and interposes nothing: libomp's entry points resolve to
+// libomp's own (kmpc.cpp's IFUNCs), OMP_SCHEDULE is not rewritten, and
+// omp_get_schedule, OMP_DISPLAY_ENV and doacross loops are libomp's. The
+// loops then reach the same decision and claim paths as interposed ones
+// (libomp_loops.hpp, loop.hpp). With a stock libomp nothing here is used.
+#pragma once
+
+#include <string>
+
+#include "schedule_choice.hpp"
+
+namespace selfsched::omp {
+
+// Does the process's libomp take registered schedules, and does
+// SELFSCHED_HOOKS allow their use? Answered once, from getenv and dlsym
+// only: it is asked by IFUNC resolvers, which can run before any
+// constructor.
+bool runtime_hooks_active();
+
+// An IFUNC resolver's answer for libomp entry point `name`: libomp's own
+// where the hooks are active, else `ours`.
+void* libomp_entry(const char* name, void* ours);
+
+// Start-up (startup.cpp, before libomp reads OMP_SCHEDULE): registers every
+// catalog technique under its names, and the OMP_SCHEDULE or
+// SELFSCHED_SCHEDULE technique under its own text; `best` also takes
+// schedule(auto) loops (unless SELFSCHED_AUTO=libomp) and the dynamic or
+// guided loops SELFSCHED_OVERRIDE names. SELFSCHED_VERBOSE says which way
+// libomp's loops reach selfsched.
+void register_runtime_schedules();
+
+// The technique OMP_SCHEDULE or SELFSCHED_SCHEDULE names, registered under
+// its text so that libomp reads it from OMP_SCHEDULE; `auto` is libomp's
+// name, whose loops libomp offers to `best`. false if libomp refused it.
+bool register_in_runtime(const active_schedule& technique);
+
+// selfsched_set_schedule with the hooks: libomp's run-sched-var for the
+// calling task names the technique (registered now if new); nullptr puts
+// back libomp's dynamic schedule if it named one of ours. false if libomp
+// refused the technique (said once).
+bool set_runtime_schedule(const active_schedule* technique);
+
+// The technique libomp's run-sched-var names for the calling task, else
+// nullptr (a standard kind).
+const active_schedule* runtime_task_technique();
+
+}  // namespace selfsched::omp
