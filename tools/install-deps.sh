@@ -18,7 +18,7 @@ packages=(
   help2man                          # manual pages from the tools' --help
   libclang-rt-19-dev                # sanitizer runtimes (make sanitize)
   libsimgrid-dev                    # selfsched-sim: platforms larger than this one
-  llvm-19-tools python3-psutil      # lit and FileCheck: LLVM's OpenMP tests (make peer-tests)
+  llvm-19-tools python3-psutil      # lit and FileCheck: LLVM's OpenMP tests (make peer-tests, ctest -L patched)
 )
 
 missing=()

@@ -80,11 +80,17 @@ if(NOT sites EQUAL 0)
   message(FATAL_ERROR "without SELFSCHED_PROFILE_FORWARDED, loops left to libomp are not profiled:\n${profile}")
 endif()
 
-# Under SELFSCHED_VERBOSE a loop left to libomp is named once, with why.
+# Under SELFSCHED_VERBOSE a loop left to libomp is named once, with why. A
+# libomp with selfsched's schedules registered (patches/) runs it without
+# passing through selfsched at all, and verbose says that instead.
 run_plain(out err OMP_SCHEDULE=dynamic SELFSCHED_VERBOSE=1)
 string(REGEX MATCHALL "selfsched: loop [^\n]*plain_program.cpp:[0-9]+[^\n]*, schedule\\(runtime\\): libomp's schedule, OMP_SCHEDULE names no selfsched technique" named "${err}")
 list(LENGTH named times)
-if(NOT times EQUAL 1)
+set(expected_times 1)
+if(err MATCHES "libomp takes registered loop schedules")
+  set(expected_times 0)
+endif()
+if(NOT times EQUAL expected_times)
   message(FATAL_ERROR "SELFSCHED_VERBOSE must name the forwarded loop once (${times} times):\n${err}")
 endif()
 
