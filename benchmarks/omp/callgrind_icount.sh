@@ -2,9 +2,12 @@
 # Instructions per chunk and per loop instance in the dispatch entry points
 # (__kmpc_dispatch_init_8 / next_8 / deinit, inclusive, as the program calls
 # them), under valgrind --tool=callgrind: selfsched vs libomp, with the
-# distribution's libomp and, when built (make libomp-release), a Release one.
+# distribution's libomp and, when built, a Release one (make libomp-release)
+# and the Release one with patches/ (make libomp-patched), where selfsched
+# registers its schedules with libomp (and, "-interposed", does not:
+# SELFSCHED_HOOKS=off).
 #
-#   benchmarks/omp/callgrind_icount.sh BUILD_DIR OUT_DIR [RELEASE_LIBOMP_DIR]
+#   benchmarks/omp/callgrind_icount.sh BUILD_DIR OUT_DIR [RELEASE_LIBOMP_DIR [PATCHED_LIBOMP_DIR]]
 #
 # Writes OUT_DIR/callgrind/*.annotate and OUT_DIR/callgrind/runs.tsv, which
 # report.py reads. Callgrind runs the threads one at a time: these are
@@ -14,6 +17,7 @@ set -euo pipefail
 build=$(realpath "$1")
 out=$(realpath -m "$2")/callgrind
 release=${3:-}
+patched=${4:-}
 chunk_n=10000        # one loop of chunk_n chunks: cost per dispatch_next
 loop_n=64 loops=100  # many short loops: cost per loop instance
 threads=2
@@ -29,14 +33,18 @@ objcopy --strip-debug "$(realpath "$build/lib/libselfsched.so")" "$out/libselfsc
 
 libomps=(distribution)
 [[ -n $release && -f $release/libomp.so.5 ]] && libomps+=(release)
+[[ -n $patched && -f $patched/libomp.so.5 ]] && libomps+=(patched)
 
 # name | clause | OMP_SCHEDULE | preload libselfsched? The forwarded cases
-# run with a technique active (the costlier path to libomp).
+# run with a technique active (the costlier path to libomp). "-interposed":
+# on the patched libomp only, with its hooks left unused.
 cases=(
   "selfsched-ss|runtime|ss|yes"
+  "selfsched-ss-interposed|runtime|ss|yes"
   "libomp-dynamic1-monotonic|monotonic:dynamic,1||no"
   "libomp-dynamic1-nonmonotonic|nonmonotonic:dynamic,1||no"
   "forwarded-dynamic1-monotonic|monotonic:dynamic,1|ss|yes"
+  "forwarded-dynamic1-monotonic-interposed|monotonic:dynamic,1|ss|yes"
   "forwarded-dynamic1-nonmonotonic|nonmonotonic:dynamic,1|ss|yes"
   "selfsched-gss|runtime|gss|yes"
   "libomp-guided1|guided,1||no"
@@ -52,11 +60,14 @@ for libomp in "${libomps[@]}"; do
       if [[ $shape == chunk ]]; then n=$chunk_n count=1; else n=$loop_n count=$loops; fi
       # Per chunk only where chunks are of one iteration.
       [[ $shape == chunk && ($name == *gss* || $name == *tss* || $name == *guided* || $name == *trapezoidal*) ]] && continue
+      [[ $name == *-interposed && $libomp != patched ]] && continue
       base=$out/$libomp.$name.$shape
-      env_args=(-u OMP_SCHEDULE -u SELFSCHED_SCHEDULE)
+      env_args=(-u OMP_SCHEDULE -u SELFSCHED_SCHEDULE -u SELFSCHED_HOOKS)
+      [[ $name == *-interposed ]] && env_args+=(SELFSCHED_HOOKS=off)
       [[ -n $schedule ]] && env_args+=(OMP_SCHEDULE="$schedule")
       [[ $preload == yes ]] && env_args+=(LD_PRELOAD="$out/libselfsched.so")
       [[ $libomp == release ]] && env_args+=(LD_LIBRARY_PATH="$release")
+      [[ $libomp == patched ]] && env_args+=(LD_LIBRARY_PATH="$patched")
       env "${env_args[@]}" valgrind --tool=callgrind --callgrind-out-file="$base.out" \
         "$out/dispatch_icount" "$clause" "$n" "$threads" "$count" >"$base.log" 2>&1 ||
         { cat "$base.log" >&2; exit 1; }

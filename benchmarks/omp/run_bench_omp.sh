@@ -62,7 +62,8 @@ done
 note_load callgrind
 release_dir=
 if [[ " ${libomps[*]} " == *" release "* ]]; then release_dir=$(libomp_dir release); fi
-"$here/callgrind_icount.sh" "$build" "$out" "$release_dir"
+# The patched libomp (make libomp-patched, also built with the tree) when there is one.
+"$here/callgrind_icount.sh" "$build" "$out" "$release_dir" "$build/libomp-patched/lib"
 note_load end
 
 python3 "$here/report.py" "$out" >/dev/null
