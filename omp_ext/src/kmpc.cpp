@@ -173,17 +173,7 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
 // front of it and the forwarding then compile to tail jumps.
 template <typename T, typename ST>
 [[gnu::noinline]] int serve_next(membership* m, std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st) {
-  const iter_t n = m->loop.slot->n;
-  const chunk c = claim_next_chunk(*m);  // may leave the loop: read nothing of it after
-  if (c.size == 0) return 0;
-  using U = std::make_unsigned_t<T>;
-  const U lower = static_cast<U>(m->loop.lower);
-  const U stride = static_cast<U>(m->loop.stride);
-  *p_lb = static_cast<T>(lower + static_cast<U>(c.start) * stride);
-  *p_ub = static_cast<T>(lower + static_cast<U>(c.start + c.size - 1) * stride);
-  if (p_st != nullptr) *p_st = static_cast<ST>(m->loop.stride);
-  if (p_last != nullptr) *p_last = c.start + c.size == n;
-  return 1;
+  return next_libomp_chunk(*m, p_last, p_lb, p_ub, p_st);
 }
 
 inline membership* serving() {

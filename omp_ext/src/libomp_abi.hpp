@@ -50,9 +50,9 @@ struct kmp_dim {
 };
 
 // kmp.h of a libomp built with patches/0001 (registered loop schedules):
-// a loop described to a schedule, iterations 0 .. trip_count-1; the
-// schedule's callbacks; the registration entry point (nullptr in a stock
-// libomp).
+// a loop described to a schedule (trip count, and lb + i * st in its own
+// type); the schedule's callbacks; the registration entry point (nullptr in
+// a stock libomp).
 struct kmp_loop_schedule_loop {
   const ident_t* loc;
   void* codeptr_ra;
@@ -62,6 +62,8 @@ struct kmp_loop_schedule_loop {
   std::int32_t nproc;
   std::int32_t schedule;  // as the compiler passed it
   std::uint64_t trip_count;
+  std::uint64_t lb;  // the lower bound, as the bits of the loop's type
+  std::int64_t st;
   std::int64_t chunk;  // run-sched-var's (0: none given), or the written one
 };
 constexpr std::uint32_t loop_schedule_takes_auto = 0x1;
@@ -72,7 +74,15 @@ struct kmp_loop_schedule {
   std::uint32_t flags;
   void* data;
   int (*init)(void* data, const kmp_loop_schedule_loop* loop, void** thread_data);
-  int (*next)(void* thread_data, std::uint64_t* first, std::uint64_t* last);
+  // The next chunk for each loop form, as __kmpc_dispatch_next_* answers.
+  int (*next_4)(void* thread_data, std::int32_t* p_last, std::int32_t* p_lb, std::int32_t* p_ub,
+                std::int32_t* p_st);
+  int (*next_4u)(void* thread_data, std::int32_t* p_last, std::uint32_t* p_lb, std::uint32_t* p_ub,
+                 std::int32_t* p_st);
+  int (*next_8)(void* thread_data, std::int32_t* p_last, std::int64_t* p_lb, std::int64_t* p_ub,
+                std::int64_t* p_st);
+  int (*next_8u)(void* thread_data, std::int32_t* p_last, std::uint64_t* p_lb, std::uint64_t* p_ub,
+                 std::int64_t* p_st);
   void (*fini)(void* thread_data);
 };
 using register_loop_schedule_function = int (*)(const kmp_loop_schedule*);

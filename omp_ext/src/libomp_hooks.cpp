@@ -99,18 +99,17 @@ int init_loop(void* data, const kmp_loop_schedule_loop* loop, void** thread_data
     return 0;
   begin_libomp_loop(*m, {loop->loc, loop->codeptr_ra}, *technique, static_cast<iter_t>(loop->trip_count),
                     loop->schedule, loop->chunk);
+  m->loop.lower = loop->lb;
+  m->loop.stride = loop->st;
   *thread_data = m;
   return 1;
 }
 
-// libomp's next hook: the claim path of every selfsched loop.
-int next_chunk(void* thread_data, std::uint64_t* first, std::uint64_t* last) {
-  membership& m = *static_cast<membership*>(thread_data);
-  const chunk c = claim_next_chunk(m);  // may leave the loop
-  if (c.size == 0) return 0;
-  *first = static_cast<std::uint64_t>(c.start);
-  *last = static_cast<std::uint64_t>(c.start + c.size - 1);
-  return 1;
+// libomp's next hooks, one per loop form: the claim path of every
+// selfsched loop, as the interposed __kmpc_dispatch_next_* takes it.
+template <typename T, typename ST>
+int next_chunk(void* thread_data, std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st) {
+  return next_libomp_chunk(*static_cast<membership*>(thread_data), p_last, p_lb, p_ub, p_st);
 }
 
 // Registers `name` for `base`; its kind, or -1 if libomp refused it.
@@ -123,7 +122,15 @@ int register_schedule(std::string_view name, const active_schedule* base, std::u
   registered_schedule& entry = r.list.emplace_back();
   entry.name = std::string(name);
   entry.base = base;
-  const kmp_loop_schedule schedule{entry.name.c_str(), flags, &entry, init_loop, next_chunk, nullptr};
+  const kmp_loop_schedule schedule{entry.name.c_str(),
+                                   flags,
+                                   &entry,
+                                   init_loop,
+                                   next_chunk<std::int32_t, std::int32_t>,
+                                   next_chunk<std::uint32_t, std::int32_t>,
+                                   next_chunk<std::int64_t, std::int64_t>,
+                                   next_chunk<std::uint64_t, std::int64_t>,
+                                   nullptr};
   entry.kind = register_function.load(std::memory_order_relaxed)(&schedule);
   return entry.kind;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "libomp_abi.hpp"
 #include "loop.hpp"
@@ -26,5 +27,53 @@ void explain_untracked_team();
 // written in the clause and the chunk order follow from `schedule`.
 void begin_libomp_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n, int schedule,
                        std::int64_t chunk);
+
+namespace detail {
+
+// A chunk in the loop's own terms, as libomp's __kmpc_dispatch_next_*
+// answers (p_last and p_st may be null).
+template <typename T, typename ST>
+inline int write_libomp_chunk(const membership& m, iter_t n, chunk c, std::int32_t* p_last, T* p_lb, T* p_ub,
+                              ST* p_st) {
+  using U = std::make_unsigned_t<T>;
+  const U lower = static_cast<U>(m.loop.lower);
+  const U stride = static_cast<U>(m.loop.stride);
+  *p_lb = static_cast<T>(lower + static_cast<U>(c.start) * stride);
+  *p_ub = static_cast<T>(lower + static_cast<U>(c.start + c.size - 1) * stride);
+  if (p_st != nullptr) *p_st = static_cast<ST>(m.loop.stride);
+  if (p_last != nullptr) *p_last = c.start + c.size == n;
+  return 1;
+}
+
+// Every claim path but the plain plan's equal chunks (loop.hpp).
+template <typename T, typename ST>
+[[gnu::noinline]] int next_libomp_chunk_general(membership& m, std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st) {
+  const iter_t n = m.loop.slot->n;
+  const chunk c = claim_next_chunk(m);  // may leave the loop: read nothing of it after
+  if (c.size == 0) return 0;
+  return write_libomp_chunk(m, n, c, p_last, p_lb, p_ub, p_st);
+}
+
+[[gnu::noinline]] inline int leave_plain_loop_done(membership& m) {
+  leave_plain_loop(m);
+  return 0;
+}
+
+}  // namespace detail
+
+// m's next chunk of its loop in the loop's own terms, as libomp's
+// __kmpc_dispatch_next_* answers (p_last and p_st may be null); 0 when the
+// thread is done. The bounds come from m.loop.lower and m.loop.stride.
+// Equal chunks of a plain plan (ss, css, static) are claimed here with one
+// fetch-and-add and no call; every other path is one jump away.
+template <typename T, typename ST>
+inline int next_libomp_chunk(membership& m, std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st) {
+  loop_slot& slot = *m.loop.slot;
+  if (!slot.plain_plan || slot.uniform_size <= 0) return detail::next_libomp_chunk_general(m, p_last, p_lb, p_ub, p_st);
+  const iter_t step = slot.next_step.fetch_add(1, std::memory_order_relaxed);
+  if (step >= slot.chunk_count) return detail::leave_plain_loop_done(m);
+  return detail::write_libomp_chunk(m, slot.n, chunk{step * slot.uniform_size, slot.uniform_size}, p_last, p_lb,
+                                    p_ub, p_st);
+}
 
 }  // namespace selfsched::omp
