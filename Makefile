@@ -24,8 +24,12 @@ configure: $(BUILD)/build.ninja
 build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# auto's cache stays out of the user's home: every test starts afresh.
+# auto's cache stays out of the user's home: every test starts afresh. The
+# patched libomp (patches/) is built for the `patched` tests when its source
+# can be fetched (they say "skipped" otherwise); sanitizer builds have no
+# such tests.
 test: build
+	@if cmake --build $(BUILD) --target help | grep -q '^libomp_patched:'; then 	  cmake --build $(BUILD) --target libomp_patched; fi
 	SELFSCHED_AUTO_CACHE=off ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The suite under clang's sanitizers (cmake/sanitizers.cmake), each in its own

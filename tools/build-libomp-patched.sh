@@ -54,31 +54,12 @@ for p in "${patches[@]}"; do
   patch -d "$out/src" -p1 --forward --quiet <"$p" || die "$(basename "$p") does not apply to $llvm_tree"
 done
 
+# The runtime's lit tests configured too (lit and FileCheck from Debian's
+# llvm-19-tools), for `ctest -L patched`.
 tools=/usr/lib/llvm-19
-say "configuring (Release) into $out/build"
-cmake -S "$out/src/openmp" -B "$out/build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-  -DOPENMP_ENABLE_LIBOMPTARGET=OFF -DLIBOMP_OMPD_SUPPORT=OFF \
-  -DLIBOMP_OMPT_SUPPORT=ON \
-  -DLIBOMP_INSTALL_ALIASES=OFF -DLIBOMP_USE_HWLOC=OFF \
+"$root/tools/build-libomp-tree.sh" "$out/src/openmp" "$out/build" "$out/lib" \
   -DOPENMP_LLVM_TOOLS_DIR=$tools/bin \
   -DOPENMP_LLVM_LIT_EXECUTABLE=$tools/build/utils/lit/lit.py \
   -DOPENMP_FILECHECK_EXECUTABLE=$tools/bin/FileCheck \
-  -DOPENMP_NOT_EXECUTABLE=$tools/bin/not \
-  >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; die "cmake configure failed"; }
-cmake --build "$out/build" -j "${JOBS:-2}" --target omp >"$out/build.log" 2>&1 ||
-  { tail -30 "$out/build.log"; die "build failed (log: $out/build.log)"; }
-
-# Debian's soname patch names the file libomp.so.5 only; programs link
-# -lomp, so the directory gets libomp.so too (the lit tests link from it).
-src=$out/build/runtime/src
-lib=$(find "$src" -maxdepth 1 -name 'libomp.so*' -type f -print -quit)
-[[ -n $lib ]] || die "no libomp.so* under $src"
-[[ -e $src/libomp.so ]] || ln -s "$(basename "$lib")" "$src/libomp.so"
-mkdir -p "$out/lib"
-cp -f "$lib" "$out/lib/libomp.so.5"
-ln -sf libomp.so.5 "$out/lib/libomp.so"
-cp -f "$src/omp.h" "$out/lib/omp.h"
+  -DOPENMP_NOT_EXECUTABLE=$tools/bin/not
 echo "$stamp" >"$out/stamp"
-say "built $out/lib/libomp.so.5"

@@ -25,22 +25,4 @@ if [[ -f $out_dir/lib/libomp.so.5 ]]; then
 fi
 
 openmp_src=$("$root/tools/fetch-llvm-source.sh" "$build_root") || die "no LLVM source (see above)"
-mkdir -p "$build_root"
-say "configuring $openmp_src (Release) into $out_dir"
-# OMPT stays on (selfsched is an OMPT tool); no offloading, no OMPD, no tests.
-cmake -S "$openmp_src" -B "$out_dir" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-  -DOPENMP_ENABLE_LIBOMPTARGET=OFF -DLIBOMP_OMPD_SUPPORT=OFF \
-  -DLIBOMP_OMPT_SUPPORT=ON \
-  -DLIBOMP_INSTALL_ALIASES=OFF -DLIBOMP_USE_HWLOC=OFF \
-  >"$out_dir.configure.log" 2>&1 || { tail -30 "$out_dir.configure.log"; die "cmake configure failed"; }
-cmake --build "$out_dir" -j "${JOBS:-2}" --target omp || die "build failed"
-# Debian's soname patch names the file libomp.so.5 (the name binaries ask
-# for); upstream names it libomp.so. One directory for LD_LIBRARY_PATH:
-lib=$(find "$out_dir/runtime/src" -maxdepth 1 -name 'libomp.so*' -type f -print -quit)
-[[ -n $lib ]] || die "no libomp.so* under $out_dir/runtime/src"
-mkdir -p "$out_dir/lib"
-cp -f "$lib" "$out_dir/lib/libomp.so.5"
-ln -sf libomp.so.5 "$out_dir/lib/libomp.so"
-say "built $out_dir/lib/libomp.so.5"
+"$root/tools/build-libomp-tree.sh" "$openmp_src" "$out_dir" "$out_dir/lib"
