@@ -5,6 +5,7 @@
 #include <limits>
 #include <new>
 
+#include "libomp_hooks.hpp"
 #include "loop.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/wavefront.hpp"
@@ -172,6 +173,9 @@ void doacross_not_ours(membership* m) {
 
 void doacross_init(ident_t* loc, std::int32_t gtid, std::int32_t num_dims, const kmp_dim* dims) {
   // No technique for this team: no loop can be ours, libomp from the start.
+  // A libomp with our schedules registered keeps every doacross loop (the
+  // patch series carries its bound fix).
+  if (runtime_hooks_in_use()) return real().doacross_init(loc, gtid, num_dims, dims);
   membership* m = num_dims >= 1 && num_dims <= doacross_max_dims ? membership_for_new_loop() : nullptr;
   if (m == nullptr || technique_in_force(*m) == nullptr) return real().doacross_init(loc, gtid, num_dims, dims);
   doacross_thread& t = m->doacross;

@@ -140,13 +140,17 @@ void hand_loop_to_libomp(membership* m) {
 
 template <typename T, typename ST, typename Forward>
 void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
-  const bool could_be_ours = served_kind(schedule);
+  // With our schedules registered, libomp decides which loops are ours and
+  // calls back init_loop (libomp_hooks.cpp), which sets the loop up for
+  // serve_next: every loop goes to libomp.
+  const bool hooks = runtime_hooks_in_use();
+  const bool could_be_ours = !hooks && served_kind(schedule);
   membership* m = could_be_ours ? membership_for_new_loop() : current_membership();
   const active_schedule* technique = !could_be_ours || m == nullptr ? nullptr : technique_for_loop(*m, schedule);
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
-    if (current_settings().verbose) [[unlikely]]
+    if (current_settings().verbose && !hooks) [[unlikely]]
       explain_forwarded(site, schedule,
                         !could_be_ours         ? forwarded_because::written
                         : m == nullptr         ? forwarded_because::no_team
@@ -197,9 +201,7 @@ using selfsched::omp::ident_t;
 using selfsched::omp::real;
 namespace so = selfsched::omp;
 
-// The libomp entry points, as selfsched serves them. Each is exported under
-// its libomp name as an IFUNC (the end of this file).
-namespace selfsched::omp::interposed {
+extern "C" {
 
 void __kmpc_dispatch_init_4(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t lb, std::int32_t ub,
                             std::int32_t st, std::int32_t chunk) {
@@ -277,7 +279,7 @@ void __kmpc_doacross_fini(ident_t* loc, std::int32_t gtid) { so::doacross_fini(l
 // a clang-19 binary also runs on libomp 14 with libselfsched loaded.
 void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
   so::membership* m = so::current_membership();
-  if (m != nullptr && m->last_loop_ours) return;
+  if (m != nullptr && m->last_loop_ours && !so::runtime_hooks_in_use()) return;
   if (m != nullptr && m->forwarded.record != nullptr) so::forwarded_loop_end(*m);
   if (real().deinit != nullptr) real().deinit(loc, gtid);
 }
@@ -288,6 +290,9 @@ void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
 // is selfsched's (as OMP_SCHEDULE=auto is), and a kind omp_get_schedule gave
 // for a selfsched technique brings that technique back.
 void omp_set_schedule(int kind, int chunk) {
+  static const so::set_schedule_function runtime_own = so::runtime_set_schedule();
+  // libomp with our schedules registered knows their kinds itself.
+  if (so::runtime_hooks_in_use() && runtime_own != nullptr) return runtime_own(kind, chunk);
   const int plain_kind = kind & ~so::omp_sched_monotonic;
   const so::active_schedule* technique = so::technique_of_kind(plain_kind);
   if (technique == nullptr && plain_kind == so::omp_sched_auto && so::auto_schedule() != nullptr)
@@ -297,7 +302,6 @@ void omp_set_schedule(int kind, int chunk) {
     return;
   }
   so::set_task_technique(nullptr);
-  static const so::set_schedule_function runtime_own = so::runtime_set_schedule();
   if (runtime_own != nullptr) runtime_own(kind, chunk);
 }
 
@@ -305,6 +309,8 @@ void omp_set_schedule(int kind, int chunk) {
 // technique as its own kind (and its ",k", else 0), never as the `dynamic`
 // OMP_SCHEDULE was rewritten to.
 void omp_get_schedule(int* kind, int* chunk) {
+  static const so::get_schedule_function runtime_own = so::runtime_get_schedule();
+  if (so::runtime_hooks_in_use() && runtime_own != nullptr) return runtime_own(kind, chunk);
   if (const so::active_schedule* technique = so::task_technique()) {
     const bool standard_auto = so::is_plain_auto(technique->spec);
     const std::int64_t k = standard_auto ? std::max<std::int64_t>(technique->spec.min_chunk, 1)
@@ -313,7 +319,6 @@ void omp_get_schedule(int* kind, int* chunk) {
     if (chunk != nullptr) *chunk = static_cast<int>(std::min<std::int64_t>(k, INT_MAX));
     return;
   }
-  static const so::get_schedule_function runtime_own = so::runtime_get_schedule();
   if (runtime_own != nullptr) runtime_own(kind, chunk);
 }
 
@@ -331,21 +336,17 @@ void omp_get_schedule_8_(int* kind, std::int64_t* chunk) {
   *chunk = value;
 }
 
-}  // namespace selfsched::omp::interposed
-
-extern "C" {
-
 int selfsched_set_schedule(const char* name, long chunk) {
   const so::active_schedule* technique = nullptr;
   if (!so::parse_technique(name, chunk, "selfsched_set_schedule", technique)) return -1;
-  if (so::runtime_hooks_active()) return so::set_runtime_schedule(technique) ? 0 : -1;
+  if (so::runtime_hooks_in_use()) return so::set_runtime_schedule(technique) ? 0 : -1;
   if (technique != nullptr && !so::loops_reach_selfsched("selfsched_set_schedule", name)) return -1;
   so::set_task_technique(technique);
   return 0;
 }
 
 size_t selfsched_get_schedule(char* buf, size_t size) {
-  const so::active_schedule* a = so::runtime_hooks_active() ? so::runtime_task_technique() : so::task_technique();
+  const so::active_schedule* a = so::runtime_hooks_in_use() ? so::runtime_task_technique() : so::task_technique();
   const char* text = a ? a->text.c_str() : "";
   const size_t length = std::strlen(text);
   if (buf != nullptr && size > 0) {
@@ -362,40 +363,3 @@ int selfsched_write_profile(const char* path) {
 
 }  // extern "C"
 
-// Each libomp entry point selfsched defines is an IFUNC, resolved when the
-// program's call is bound: to selfsched's (above), or, where libomp takes
-// registered loop schedules (patches/, libomp_hooks.hpp), to libomp's own,
-// so that loops selfsched does not serve pay nothing for it being loaded.
-#define SELFSCHED_LIBOMP_ENTRY(name)                                                                    \
-  extern "C" void* resolve_##name() {                                                                   \
-    return so::libomp_entry(#name, reinterpret_cast<void*>(&so::interposed::name));                     \
-  }                                                                                                     \
-  extern "C" decltype(so::interposed::name) name __attribute__((ifunc("resolve_" #name)));
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_4)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_4u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_8)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_init_8u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_4)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_4u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_8)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_next_8u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_4)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_4u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_8)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dist_dispatch_init_8u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_4)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_4u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_8)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_fini_8u)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_dispatch_deinit)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_init)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_wait)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_post)
-SELFSCHED_LIBOMP_ENTRY(__kmpc_doacross_fini)
-SELFSCHED_LIBOMP_ENTRY(omp_set_schedule)
-SELFSCHED_LIBOMP_ENTRY(omp_get_schedule)
-SELFSCHED_LIBOMP_ENTRY(omp_set_schedule_)
-SELFSCHED_LIBOMP_ENTRY(omp_get_schedule_)
-SELFSCHED_LIBOMP_ENTRY(omp_set_schedule_8_)
-SELFSCHED_LIBOMP_ENTRY(omp_get_schedule_8_)
-#undef SELFSCHED_LIBOMP_ENTRY

@@ -21,21 +21,8 @@
 namespace selfsched::omp {
 namespace {
 
-register_loop_schedule_function find_register_function() {
-  const char* setting = std::getenv("SELFSCHED_HOOKS");
-  if (setting != nullptr && std::string_view(setting) == "off") return nullptr;
-  // Profiling the loops left to libomp needs them to pass through us.
-  bool forwarded = false;
-  const char* profile_forwarded = std::getenv("SELFSCHED_PROFILE_FORWARDED");
-  if (profile_forwarded != nullptr && bridge::parse_bool(profile_forwarded, forwarded).empty() && forwarded)
-    return nullptr;
-  return reinterpret_cast<register_loop_schedule_function>(dlsym(RTLD_DEFAULT, "__kmpc_register_loop_schedule"));
-}
-
-// 0 unknown, 1 no hooks, 2 hooks (answered by whichever caller comes first;
-// every caller computes the same answer).
-std::atomic<int> hooks_state{0};
-std::atomic<register_loop_schedule_function> register_function{nullptr};
+// libomp's registration entry point, found at start-up (nullptr: a stock libomp).
+register_loop_schedule_function register_function = nullptr;
 
 // A technique registered with libomp under its name (its text without
 // ",k"); the chunk libomp passes with a loop gives the technique with that
@@ -131,7 +118,7 @@ int register_schedule(std::string_view name, const active_schedule* base, std::u
                                    next_chunk<std::int64_t, std::int64_t>,
                                    next_chunk<std::uint64_t, std::int64_t>,
                                    nullptr};
-  entry.kind = register_function.load(std::memory_order_relaxed)(&schedule);
+  entry.kind = register_function(&schedule);
   return entry.kind;
 }
 
@@ -142,26 +129,17 @@ std::string_view name_of(const active_schedule& technique) {
 
 }  // namespace
 
-bool runtime_hooks_active() {
-  int state = hooks_state.load(std::memory_order_acquire);
-  if (state == 0) {
-    const register_loop_schedule_function found = find_register_function();
-    register_function.store(found, std::memory_order_relaxed);
-    state = found != nullptr ? 2 : 1;
-    hooks_state.store(state, std::memory_order_release);
-  }
-  return state == 2;
-}
-
-void* libomp_entry(const char* name, void* ours) {
-  if (!runtime_hooks_active()) return ours;
-  void* runtime_own = dlsym(RTLD_NEXT, name);
-  return runtime_own != nullptr ? runtime_own : ours;
+namespace detail {
+std::atomic<bool> hooks_in_use{false};
 }
 
 void register_runtime_schedules() {
   const settings& s = current_settings();
-  if (!s.runtime_hooks || !runtime_hooks_active()) {
+  // Profiling the loops left to libomp needs them to pass through us.
+  if (s.runtime_hooks && !s.profile_forwarded)
+    register_function =
+        reinterpret_cast<register_loop_schedule_function>(dlsym(RTLD_DEFAULT, "__kmpc_register_loop_schedule"));
+  if (register_function == nullptr) {
     if (s.verbose && look_at_runtimes().libomp)
       warn("libomp's loops reach selfsched through its interposed entry points%s",
            !s.runtime_hooks        ? " (SELFSCHED_HOOKS=off)"
@@ -187,9 +165,10 @@ void register_runtime_schedules() {
       if (register_schedule(name, base, flags) >= 0) ++registered_count;
     }
   }
+  detail::hooks_in_use.store(registered_count > 0, std::memory_order_relaxed);
   if (s.verbose)
-    warn("libomp takes registered loop schedules: %d selfsched schedules registered, libomp's entry points "
-         "are its own (SELFSCHED_HOOKS=off interposes them)",
+    warn("libomp takes registered loop schedules: %d selfsched schedules registered, libomp decides which "
+         "loops are selfsched's (SELFSCHED_HOOKS=off interposes as on any libomp)",
          registered_count);
 }
 

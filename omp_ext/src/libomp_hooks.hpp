@@ -1,27 +1,30 @@
 // A libomp built with patches/ takes loop schedules registered from outside
 // (__kmpc_register_loop_schedule). In such a process selfsched registers its
-// techniques there and interposes nothing: libomp's entry points resolve to
-// libomp's own (kmpc.cpp's IFUNCs), OMP_SCHEDULE is not rewritten, and
-// omp_get_schedule, OMP_DISPLAY_ENV and doacross loops are libomp's. The
-// loops then reach the same decision and claim paths as interposed ones
-// (libomp_loops.hpp, loop.hpp). With a stock libomp nothing here is used.
+// techniques there and libomp decides which loops are selfsched's: the
+// entry points libselfsched defines (kmpc.cpp; a preloaded library cannot
+// stop defining them) hand every loop start, doacross call and schedule
+// call to libomp, OMP_SCHEDULE is not rewritten, and omp_get_schedule,
+// OMP_DISPLAY_ENV and doacross loops are libomp's. libomp calls back
+// init_loop, which starts the loop as the interposed path does
+// (libomp_loops.hpp); its chunks are then served where the program asks
+// for them: by libselfsched's __kmpc_dispatch_next_* when it interposes,
+// else by libomp through the next hooks. With a stock libomp nothing here
+// is used.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "schedule_choice.hpp"
 
 namespace selfsched::omp {
 
-// Does the process's libomp take registered schedules, and does
-// SELFSCHED_HOOKS allow their use? Answered once, from getenv and dlsym
-// only: it is asked by IFUNC resolvers, which can run before any
-// constructor.
-bool runtime_hooks_active();
-
-// An IFUNC resolver's answer for libomp entry point `name`: libomp's own
-// where the hooks are active, else `ours`.
-void* libomp_entry(const char* name, void* ours);
+namespace detail {
+extern std::atomic<bool> hooks_in_use;
+}
+// Are selfsched's schedules registered with libomp (set at start-up, before
+// any loop)? One load: asked at every loop start.
+inline bool runtime_hooks_in_use() { return detail::hooks_in_use.load(std::memory_order_relaxed); }
 
 // Start-up (startup.cpp, before libomp reads OMP_SCHEDULE): registers every
 // catalog technique under its names, and the OMP_SCHEDULE or

@@ -12,11 +12,8 @@
 #include "libomp_abi.hpp"
 
 // Ours, as this library defines them (-Bsymbolic-functions: these are our
-// own addresses, whatever the process's search order). libomp's entry
-// points are IFUNCs (kmpc.cpp): the address of their implementation.
-namespace selfsched::omp::interposed {
-void __kmpc_dispatch_deinit(ident_t*, std::int32_t);
-}
+// own addresses, whatever the process's search order).
+extern "C" void __kmpc_dispatch_deinit(selfsched::omp::ident_t*, std::int32_t);
 extern "C" void GOMP_loop_end();
 
 namespace selfsched::omp {
@@ -34,9 +31,9 @@ runtime_report look_at_runtimes() {
   // What the program's own calls bind to: the first definition in the
   // process's search order.
   // A libomp that takes registered schedules serves ours whatever the order.
-  r.libomp_hooks = r.libomp && runtime_hooks_active();
-  r.libomp_served = r.libomp_hooks || dlsym(RTLD_DEFAULT, "__kmpc_dispatch_deinit") ==
-                                          reinterpret_cast<void*>(&interposed::__kmpc_dispatch_deinit);
+  r.libomp_hooks = r.libomp && runtime_hooks_in_use();
+  r.libomp_served = r.libomp_hooks ||
+                    dlsym(RTLD_DEFAULT, "__kmpc_dispatch_deinit") == reinterpret_cast<void*>(&__kmpc_dispatch_deinit);
   r.libgomp_served = dlsym(RTLD_DEFAULT, "GOMP_loop_end") == reinterpret_cast<void*>(&GOMP_loop_end);
   return r;
 }

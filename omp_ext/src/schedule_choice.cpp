@@ -140,7 +140,7 @@ void choose_technique_from_environment() {
     // SELFSCHED_SCHEDULE wins; an OMP_SCHEDULE naming one of ours (a parent
     // set both) must still not reach libomp, which would warn about it. A
     // libomp with our schedules registered reads the technique itself.
-    if (chosen != nullptr && runtime_hooks_active() && register_in_runtime(*chosen))
+    if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen))
       setenv("OMP_SCHEDULE", s.schedule.c_str(), 1);
     else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)))
       setenv("OMP_SCHEDULE", standard ? s.schedule.c_str() : "dynamic", 1);
@@ -152,7 +152,7 @@ void choose_technique_from_environment() {
     if (parse_technique(original.c_str(), 0, "OMP_SCHEDULE", chosen)) {
       set_active_technique(chosen);
       // A libomp with our schedules registered reads OMP_SCHEDULE itself.
-      if (chosen != nullptr && runtime_hooks_active() && register_in_runtime(*chosen)) return;
+      if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen)) return;
       // Overwrite: SELFSCHED_SCHEDULE may be set but empty (it lost to OMP_SCHEDULE
       // here), and children must not find OMP_SCHEDULE=dynamic alone.
       setenv("SELFSCHED_SCHEDULE", original.c_str(), 1);

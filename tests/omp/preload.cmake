@@ -20,6 +20,16 @@ foreach(schedule fss w-gss,4 tss-80 "nonmonotonic:gss" awf-b af dtss css,10)
   endif()
 endforeach()
 
+# Every symbol bound at load (LD_BIND_NOW, or a runtime linked -z now, as
+# hardened distributions build them): served, and nothing said. (An IFUNC
+# among our entry points would make glibc print "Relink ... for IFUNC
+# symbol" here, and call its resolver before the library is relocated.)
+run_plain(out err OMP_SCHEDULE=fss LD_BIND_NOW=1 SELFSCHED_PROFILE=${WORK}/bind_now_profile.json)
+file(READ ${WORK}/bind_now_profile.json profile)
+if(NOT err STREQUAL "" OR NOT out MATCHES "sum_ok=1 wrong=0" OR NOT profile MATCHES "\"technique\": \"fss\"")
+  message(FATAL_ERROR "LD_BIND_NOW=1: the loop must be served by fss, quietly:\n${out}\n${err}\n${profile}")
+endif()
+
 # Set but empty (VAR= program): the default, without a message.
 run_plain(out err OMP_SCHEDULE=fss SELFSCHED_PROFILE_CHUNKS= SELFSCHED_WEIGHTS= SELFSCHED_MU=)
 if(NOT err STREQUAL "")
