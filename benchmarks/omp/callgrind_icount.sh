@@ -37,10 +37,13 @@ libomps=(distribution)
 
 # name | clause | OMP_SCHEDULE | preload libselfsched? The forwarded cases
 # run with a technique active (the costlier path to libomp). "-interposed":
-# on the patched libomp only, with its hooks left unused.
+# on the patched libomp only, with its hooks left unused; "-hooks": on the
+# patched libomp only, libselfsched loaded after libomp (as when linked after
+# it), so that every chunk goes through libomp's next hook.
 cases=(
   "selfsched-ss|runtime|ss|yes"
   "selfsched-ss-interposed|runtime|ss|yes"
+  "selfsched-ss-hooks|runtime|ss|after"
   "libomp-dynamic1-monotonic|monotonic:dynamic,1||no"
   "libomp-dynamic1-nonmonotonic|nonmonotonic:dynamic,1||no"
   "forwarded-dynamic1-monotonic|monotonic:dynamic,1|ss|yes"
@@ -60,12 +63,13 @@ for libomp in "${libomps[@]}"; do
       if [[ $shape == chunk ]]; then n=$chunk_n count=1; else n=$loop_n count=$loops; fi
       # Per chunk only where chunks are of one iteration.
       [[ $shape == chunk && ($name == *gss* || $name == *tss* || $name == *guided* || $name == *trapezoidal*) ]] && continue
-      [[ $name == *-interposed && $libomp != patched ]] && continue
+      [[ ($name == *-interposed || $name == *-hooks) && $libomp != patched ]] && continue
       base=$out/$libomp.$name.$shape
       env_args=(-u OMP_SCHEDULE -u SELFSCHED_SCHEDULE -u SELFSCHED_HOOKS)
       [[ $name == *-interposed ]] && env_args+=(SELFSCHED_HOOKS=off)
       [[ -n $schedule ]] && env_args+=(OMP_SCHEDULE="$schedule")
       [[ $preload == yes ]] && env_args+=(LD_PRELOAD="$out/libselfsched.so")
+      [[ $preload == after ]] && env_args+=(LD_PRELOAD="$patched/libomp.so.5 $out/libselfsched.so")
       [[ $libomp == release ]] && env_args+=(LD_LIBRARY_PATH="$release")
       [[ $libomp == patched ]] && env_args+=(LD_LIBRARY_PATH="$patched")
       env "${env_args[@]}" valgrind --tool=callgrind --callgrind-out-file="$base.out" \

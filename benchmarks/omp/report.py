@@ -162,11 +162,7 @@ def callgrind_counts(path, functions):
             continue
         star = next((l for l in block if re.search(r"\s\*\s", l)), None)
         if star:
-            # libselfsched's own entry points are IFUNCs whose code is
-            # selfsched::omp::interposed::NAME(args) (kmpc.cpp).
-            fn = next((f for f in functions
-                       if re.search(r":(?:selfsched::omp::interposed::)?" + re.escape(f) + r"(?:\(.*\))? \[", star)),
-                      None)
+            fn = next((f for f in functions if re.search(r":" + re.escape(f) + r" \[", star)), None)
             if fn:
                 for l in block:
                     m = re.match(r"\s*([\d,]+) \([^)]*\)\s+<\s.*\(([\d,]+)x\) \[.*dispatch_icount\]$", l)
