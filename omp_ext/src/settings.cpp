@@ -48,8 +48,8 @@ const setting_row<settings> table[] = {
        return std::string("valid: selfsched, libomp");
      }},
     {"SELFSCHED_HOOKS", "auto",
-     "with a libomp that has registered loop schedules (patches/): auto uses them, off interposes as with any "
-     "libomp",
+     "with a libomp that takes registered loop schedules (patches/): auto registers ours and lets libomp "
+     "decide which loops are selfsched's, off interposes as with any libomp",
      [](std::string_view v, settings& s) {
        if (v == "auto") return s.runtime_hooks = true, std::string();
        if (v == "off") return s.runtime_hooks = false, std::string();
