@@ -28,7 +28,8 @@ if ! have_testsuite; then
   enable_deb_src "$package"
   mkdir -p "$src_dir"
   say "apt-get source --download-only $package${version:+=$version} into $src_dir"
-  (cd "$src_dir" && apt-get source --download-only -qq "$package${version:+=$version}") ||
+  # stderr: callers read the directory this prints last from stdout.
+  (cd "$src_dir" && apt-get source --download-only -qq "$package${version:+=$version}") >&2 ||
     die "apt-get source $package failed (see above)"
   # Debian's gcc orig tarball holds the upstream tarball: take only libgomp's
   # headers and testsuite out of it (a full unpack is ~800 MB).

@@ -25,13 +25,17 @@ version=$(dpkg-query -W -f='${source:Version}' libomp5-19 2>/dev/null || true)
 
 have_source() { compgen -G "$src_dir/$package-*/openmp/CMakeLists.txt" >/dev/null; }
 
+# Everything but the directory printed last goes to stderr: callers read
+# stdout ("$(tools/fetch-llvm-source.sh)"), and dpkg-source talks on stdout.
 if ! have_source; then
-  enable_deb_src "$package"
-  command -v dpkg-source >/dev/null || apt-get install -y -qq dpkg-dev || die "cannot install dpkg-dev"
-  mkdir -p "$src_dir"
-  say "apt-get source $package${version:+=$version} into $src_dir"
-  (cd "$src_dir" && apt-get source -qq "$package${version:+=$version}") ||
-    die "apt-get source $package${version:+=$version} failed (see above)"
+  {
+    enable_deb_src "$package"
+    command -v dpkg-source >/dev/null || apt-get install -y -qq dpkg-dev || die "cannot install dpkg-dev"
+    mkdir -p "$src_dir"
+    say "apt-get source $package${version:+=$version} into $src_dir"
+    (cd "$src_dir" && apt-get source -qq "$package${version:+=$version}") ||
+      die "apt-get source $package${version:+=$version} failed (see above)"
+  } >&2
   have_source || die "apt-get source gave no $package-*/openmp in $src_dir"
 fi
 
