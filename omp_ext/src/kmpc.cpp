@@ -188,15 +188,6 @@ inline membership* serving() {
 }  // namespace
 }  // namespace selfsched::omp
 
-namespace selfsched::omp {
-namespace {
-
-constexpr int omp_sched_auto = 4;
-constexpr int omp_sched_monotonic = static_cast<int>(0x80000000u);
-
-}  // namespace
-}  // namespace selfsched::omp
-
 using selfsched::omp::ident_t;
 using selfsched::omp::real;
 namespace so = selfsched::omp;
@@ -279,11 +270,10 @@ void __kmpc_doacross_fini(ident_t* loc, std::int32_t gtid) { so::doacross_fini(l
 // a clang-19 binary also runs on libomp 14 with libselfsched loaded.
 void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
   so::membership* m = so::current_membership();
-  if (m != nullptr && m->last_loop_ours && !so::runtime_hooks_in_use()) return;
+  if (m != nullptr && m->last_loop_ours) return;
   if (m != nullptr && m->forwarded.record != nullptr) so::forwarded_loop_end(*m);
   if (real().deinit != nullptr) real().deinit(loc, gtid);
 }
-
 
 // A standard kind chosen from code takes runtime loops back from selfsched,
 // for the calling task's next regions, as libomp's own choice; but `auto`
@@ -293,9 +283,9 @@ void omp_set_schedule(int kind, int chunk) {
   static const so::set_schedule_function runtime_own = so::runtime_set_schedule();
   // libomp with our schedules registered knows their kinds itself.
   if (so::runtime_hooks_in_use() && runtime_own != nullptr) return runtime_own(kind, chunk);
-  const int plain_kind = kind & ~so::omp_sched_monotonic;
+  const int plain_kind = kind & ~so::omp_sched::monotonic;
   const so::active_schedule* technique = so::technique_of_kind(plain_kind);
-  if (technique == nullptr && plain_kind == so::omp_sched_auto && so::auto_schedule() != nullptr)
+  if (technique == nullptr && plain_kind == so::omp_sched::auto_kind && so::auto_schedule() != nullptr)
     so::parse_technique("auto", chunk > 1 ? chunk : 0, "omp_set_schedule", technique);
   if (technique != nullptr) {
     so::set_task_technique(technique);
@@ -315,7 +305,7 @@ void omp_get_schedule(int* kind, int* chunk) {
     const bool standard_auto = so::is_plain_auto(technique->spec);
     const std::int64_t k = standard_auto ? std::max<std::int64_t>(technique->spec.min_chunk, 1)
                                          : technique->spec.min_chunk;  // auto's default minimum, as libomp says 1
-    if (kind != nullptr) *kind = standard_auto ? so::omp_sched_auto : so::technique_kind(technique);
+    if (kind != nullptr) *kind = standard_auto ? so::omp_sched::auto_kind : so::technique_kind(technique);
     if (chunk != nullptr) *chunk = static_cast<int>(std::min<std::int64_t>(k, INT_MAX));
     return;
   }
@@ -362,4 +352,3 @@ int selfsched_write_profile(const char* path) {
 }
 
 }  // extern "C"
-

@@ -40,6 +40,14 @@ constexpr int modifier_nonmonotonic = 1 << 30;
 constexpr int without_modifiers(int kind) { return kind & ~(modifier_monotonic | modifier_nonmonotonic); }
 }  // namespace sched
 
+// omp.h: omp_sched_t, the kinds omp_set_schedule and omp_get_schedule take
+// (kmpc.cpp defines those functions itself, so omp.h stays out).
+namespace omp_sched {
+constexpr int dynamic = 2;
+constexpr int auto_kind = 4;
+constexpr int monotonic = static_cast<int>(0x80000000u);  // modifier bit
+}  // namespace omp_sched
+
 // kmp.h: struct kmp_dim, one loop of a doacross nest (ordered(n)). libomp
 // reads [lo, up] as inclusive bounds; clang passes lo = 0, up = the trip
 // count, st = 1 (doacross.hpp).

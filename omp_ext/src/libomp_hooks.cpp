@@ -206,7 +206,7 @@ bool register_in_runtime(const active_schedule& technique) {
 bool set_runtime_schedule(const active_schedule* technique) {
   static const set_schedule_function runtime_own = runtime_set_schedule();
   if (runtime_own == nullptr) return false;
-  int kind = 2, chunk = 0;  // omp_sched_dynamic: OMP_SCHEDULE's stand-in when selfsched interposes
+  int kind = omp_sched::dynamic, chunk = 0;  // OMP_SCHEDULE's stand-in when selfsched interposes
   if (technique == nullptr) {
     if (runtime_task_technique() == nullptr) return true;
   } else if (!runtime_kind(*technique, kind, chunk)) {
@@ -221,8 +221,8 @@ const active_schedule* runtime_task_technique() {
   if (runtime_own == nullptr) return nullptr;
   int kind = 0, chunk = 0;
   runtime_own(&kind, &chunk);
-  kind &= ~static_cast<int>(0x80000000u);  // the monotonic modifier
-  if (kind == 4) return auto_schedule();     // omp_sched_auto: libomp offers its loops to `best`
+  kind &= ~omp_sched::monotonic;
+  if (kind == omp_sched::auto_kind) return auto_schedule();  // libomp offers its loops to `best`
   registered_list& r = registered();
   std::lock_guard guard(r.lock);
   for (registered_schedule& entry : r.list)
