@@ -70,10 +70,9 @@ template <typename T, typename ST>
 inline int next_libomp_chunk(membership& m, std::int32_t* p_last, T* p_lb, T* p_ub, ST* p_st) {
   loop_slot& slot = *m.loop.slot;
   if (!slot.plain_plan || slot.uniform_size <= 0) return detail::next_libomp_chunk_general(m, p_last, p_lb, p_ub, p_st);
-  const iter_t step = slot.next_step.fetch_add(1, std::memory_order_relaxed);
-  if (step >= slot.chunk_count) return detail::leave_plain_loop_done(m);
-  return detail::write_libomp_chunk(m, slot.n, chunk{step * slot.uniform_size, slot.uniform_size}, p_last, p_lb,
-                                    p_ub, p_st);
+  const chunk c = uniform_chunk(slot, slot.next_step.fetch_add(1, std::memory_order_relaxed));
+  if (c.size == 0) return detail::leave_plain_loop_done(m);
+  return detail::write_libomp_chunk(m, slot.n, c, p_last, p_lb, p_ub, p_st);
 }
 
 }  // namespace selfsched::omp

@@ -166,13 +166,19 @@ chunk claim_next_chunk_slow(membership& m);
 chunk claim_tuned_chunk(membership& m);
 void leave_plain_loop(membership& m);
 
+// Chunk `step` of a plain plan of equal chunks (uniform_size > 0): one
+// multiply; size 0 past the last.
+inline chunk uniform_chunk(const loop_slot& slot, iter_t step) {
+  return step < slot.chunk_count ? chunk{step * slot.uniform_size, slot.uniform_size} : chunk{slot.n, 0};
+}
+
 inline chunk claim_next_chunk(membership& m) {
   loop_slot& slot = *m.loop.slot;
   if (!slot.plain_plan) return slot.self_tuning ? claim_tuned_chunk(m) : claim_next_chunk_slow(m);
   const iter_t step = slot.next_step.fetch_add(1, std::memory_order_relaxed);
   chunk c;
   if (slot.uniform_size > 0)
-    c = step < slot.chunk_count ? chunk{step * slot.uniform_size, slot.uniform_size} : chunk{slot.n, 0};
+    c = uniform_chunk(slot, step);
   else
     c = slot.plan->at(step, m.loop.plan_hint);
   if (c.size == 0) leave_plain_loop(m);
