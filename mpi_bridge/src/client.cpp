@@ -23,7 +23,7 @@ void engine::ask(client_loop& loop) {
   loop.asked = true;
   loop.asked_at = now_ns();
   loop.wanted = false;
-  const request_msg m{loop.index, loop.n, loop.site, loop.report_size, loop.report_ns};
+  const request_msg m{loop.index, loop.n, loop.site, loop.report_size, loop.report_ns, loop.in_order};
   loop.report_size = 0, loop.report_ns = 0;
   if (rma_) return rma_->issue();
   if (parent_ == rank_) {
@@ -98,6 +98,12 @@ void engine::serve_inline(bool rate_limited) {
     last_serve_ns_ = now;
   }
   server_->poll();
+}
+
+void engine::serve() {
+  if (!serve_inline_ || !may_call_mpi()) return;
+  std::lock_guard lock(mutex_);
+  serve_inline(true);
 }
 
 // The progress thread of a serving rank (MPI_THREAD_MULTIPLE).

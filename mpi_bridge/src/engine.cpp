@@ -31,6 +31,13 @@ std::uint64_t engine::loop_begin(const void* site, iter_t n) {
   return loop.index;
 }
 
+std::uint64_t engine::begin_dependence_loop(iter_t n) {
+  const std::uint64_t index = loop_begin(nullptr, n);
+  std::lock_guard lock(mutex_);
+  loops_.back().in_order = true;
+  return index;
+}
+
 chunk engine::next_outer() {
   std::unique_lock lock(mutex_);
   client_loop& loop = loops_.back();  // the binding asks only for the loop begun last

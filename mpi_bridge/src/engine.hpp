@@ -47,6 +47,7 @@ struct client_loop {
   iter_t n = 0;
   std::uint64_t site = 0;
   const void* site_ident = nullptr;
+  bool in_order = false;   // a dependence loop: this rank's chunks must come in increasing order
   std::vector<chunk> own;  // the outer chunks this rank ran, for result movement
   chunk next{};            // the chunk after the current one, when has_next
   bool has_next = false;
@@ -85,6 +86,17 @@ class engine final : public omp::outer_source, public server_host {
 
   statistics stats() const;
   const std::vector<double>& weights() const { return weights_; }
+
+  // For loops the MPI layer runs itself (wavefront.cpp): its communicator
+  // (the region's duplicate), and answering waiting requests when this rank
+  // serves between its own chunks (a caller spinning on something else).
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool runs_copies() const { return duplicate_; }
+  void serve();
+  // loop_begin for a loop whose chunks every rank must get in increasing order.
+  std::uint64_t begin_dependence_loop(iter_t n);
 
  private:
   enum phase : std::int64_t { after_loops = 1, region_end = 2 };

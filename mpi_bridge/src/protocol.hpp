@@ -2,7 +2,7 @@
 // communicator (a duplicate of the user's, so no tag can meet the
 // application's). All are arrays of int64.
 //
-//   request  rank -> its master           index, n, site, reported size, reported ns
+//   request  rank -> its master           index, n, site, reported size, reported ns, in order
 //   reply    master -> rank               index, start, size            (size 0: no more)
 //   refill   node master -> supermaster   index, n, site, then (rank, size, ns) reports
 //   batch    supermaster -> node master   index, then (rank, start, size) chunks (none: no more)
@@ -30,20 +30,25 @@ enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4, 
 
 // A rank's request for its next outer chunk. `reported_*`: the outer chunk
 // it finished last and how long its threads took (adaptive outer techniques
-// learn from it; 0 when there is nothing to report).
+// learn from it; 0 when there is nothing to report). `in_order`: every
+// rank must get this loop's chunks in increasing order (dependence loops:
+// a rank runs its chunks in the order it gets them, and chunk k waits for
+// chunk k-1).
 struct request_msg {
   std::uint64_t index = 0;
   iter_t n = 0;
   std::uint64_t site = 0;
   iter_t reported_size = 0;
   std::int64_t reported_ns = 0;
+  bool in_order = false;
 
-  static constexpr int length = 5;
+  static constexpr int length = 6;
   std::array<std::int64_t, length> pack() const {
-    return {static_cast<std::int64_t>(index), n, static_cast<std::int64_t>(site), reported_size, reported_ns};
+    return {static_cast<std::int64_t>(index), n, static_cast<std::int64_t>(site), reported_size, reported_ns,
+            in_order ? 1 : 0};
   }
   static request_msg unpack(const std::int64_t* m) {
-    return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4]};
+    return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4], m[5] != 0};
   }
 };
 

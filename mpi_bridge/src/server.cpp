@@ -117,6 +117,7 @@ void server::request(int from, const request_msg& m) {
     return;
   }
   pooled_loop& loop = pooled(m.index, m.n, m.site, from);
+  loop.in_order = loop.in_order || m.in_order;
   if (m.reported_size > 0) loop.reports.insert(loop.reports.end(), {from, m.reported_size, m.reported_ns});
   if (!answer_from_pool(m.index, loop, from)) loop.waiting.push_back(from);
   maybe_refill(m.index, loop);
@@ -153,13 +154,16 @@ void server::take_batch(std::uint64_t index, pooled_loop& loop, const std::int64
   maybe_refill(index, loop);
 }
 
-// The chunk computed for this rank if the pool has one, else the oldest.
+// The chunk computed for this rank if the pool has one, else the oldest;
+// the oldest always when the ranks must get their chunks in order (the pool
+// holds them in increasing order, so every rank's come so).
 bool server::answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank) {
   if (loop.pool.empty()) {
     if (loop.done) answer(rank, index, {loop.n, 0});
     return loop.done;
   }
-  auto pick = std::find_if(loop.pool.begin(), loop.pool.end(), [&](const auto& e) { return e[0] == rank; });
+  auto pick = loop.in_order ? loop.pool.end()
+                            : std::find_if(loop.pool.begin(), loop.pool.end(), [&](const auto& e) { return e[0] == rank; });
   if (pick == loop.pool.end()) pick = loop.pool.begin();
   const chunk c{(*pick)[1], (*pick)[2]};
   loop.pool.erase(pick);

@@ -94,6 +94,7 @@ class server {
     std::vector<int> waiting;                // ranks whose request waits for a batch
     std::vector<std::int64_t> reports;       // (rank, size, ns) to pass up with the next refill
     bool refilling = false, done = false;
+    bool in_order = false;                   // oldest first always (a dependence loop)
     std::vector<std::int64_t> batch;         // receive buffer of the batch in flight
     MPI_Request batch_request = MPI_REQUEST_NULL;
   };

@@ -86,32 +86,10 @@ std::nullptr_t fail(const std::string& why) {
   return nullptr;
 }
 
-// The rows [first, last) of chunk `c`, as runs along plan.run_dim.
+// The rows [first, last) of chunk `c`, as runs of the body.
 bool run_rows(const selfsched_wavefront_t& w, chunk c, iter_t first, iter_t last) {
-  const wavefront_plan& p = w.plan;
-  std::int64_t x[wavefront_max_rank] = {0, 0, 0};
-  for (iter_t s = first; s < last; ++s) {
-    const auto [c0, c1] = p.row_span(c, s);
-    if (c0 >= c1) continue;
-    x[p.sync_dim] = s;
-    if (p.other_dim < 0) {
-      x[p.chunk_dim] = c0;
-      if (w.run(w.context, x, p.chunk_dim, c1 - c0) != 0) return false;
-    } else if (p.run_dim == p.chunk_dim) {  // the other dimension is written before u_c
-      for (iter_t o = 0; o < p.extents[p.other_dim]; ++o) {
-        x[p.other_dim] = o;
-        x[p.chunk_dim] = c0;
-        if (w.run(w.context, x, p.chunk_dim, c1 - c0) != 0) return false;
-      }
-    } else {
-      for (iter_t j = c0; j < c1; ++j) {
-        x[p.chunk_dim] = j;
-        x[p.other_dim] = 0;
-        if (w.run(w.context, x, p.other_dim, p.extents[p.other_dim]) != 0) return false;
-      }
-    }
-  }
-  return true;
+  return for_each_run(w.plan, c, first, last,
+                      [&](const iter_t* x, int dim, iter_t count) { return w.run(w.context, x, dim, count) == 0; });
 }
 
 // By the first thread of the team: #SP, powers and the schedule for this team.

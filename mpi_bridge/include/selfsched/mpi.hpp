@@ -43,6 +43,7 @@
 namespace selfsched::mpi {
 namespace detail {
 class engine;
+struct engine_access;  // loops the MPI layer runs itself (mpi_wavefront.hpp)
 }
 
 // Target of a gather or reduction: every rank instead of one root.
@@ -138,6 +139,7 @@ class region {
   std::vector<double> rank_weights() const;
 
  private:
+  friend struct detail::engine_access;
   std::unique_ptr<detail::engine> engine_;
 };
 

@@ -66,6 +66,38 @@ struct wavefront_plan {
   iter_t iterations(chunk c) const;
 };
 
+// Visits the iterations of chunk `c` (c' coordinates) on rows [first, last)
+// of u_s in the order an interval runs them, as runs of consecutive
+// iterations: run(x, dim, count) for x, x + e_dim, ... (count of them; x has
+// wavefront_max_rank entries, unused ones 0). Stops and returns false when
+// run does. Threads run bodies this way; ranks pack and unpack boundaries.
+template <typename Run>
+bool for_each_run(const wavefront_plan& p, chunk c, iter_t first, iter_t last, Run&& run) {
+  iter_t x[wavefront_max_rank] = {0, 0, 0};
+  for (iter_t s = first; s < last; ++s) {
+    const auto [c0, c1] = p.row_span(c, s);
+    if (c0 >= c1) continue;
+    x[p.sync_dim] = s;
+    if (p.other_dim < 0) {
+      x[p.chunk_dim] = c0;
+      if (!run(x, p.chunk_dim, c1 - c0)) return false;
+    } else if (p.run_dim == p.chunk_dim) {  // the other dimension is written before u_c
+      for (iter_t o = 0; o < p.extents[p.other_dim]; ++o) {
+        x[p.other_dim] = o;
+        x[p.chunk_dim] = c0;
+        if (!run(x, p.chunk_dim, c1 - c0)) return false;
+      }
+    } else {
+      for (iter_t j = c0; j < c1; ++j) {
+        x[p.chunk_dim] = j;
+        x[p.other_dim] = 0;
+        if (!run(x, p.other_dim, p.extents[p.other_dim])) return false;
+      }
+    }
+  }
+  return true;
+}
+
 struct wavefront_plan_result {
   wavefront_plan plan;
   std::string error;  // empty when legal; otherwise one paragraph naming the bad value
