@@ -1,0 +1,75 @@
+// What the hybrid dependence examples share: their options and their result
+// line. The loops are the threads examples' kernels
+// (../dependence/*.hpp) run with selfsched::mpi::wavefront inside a region:
+// outer chunks of the chunk dimension go to ranks (SELFSCHED_MPI_SCHEDULE,
+// SELFSCHED_MPI_TRANSPORT), each rank's threads split them (--technique),
+// and boundaries go from rank to rank at every synchronization point.
+#pragma once
+
+#include "../dependence/dependence.hpp"
+#include "mpi_common.hpp"
+#include "selfsched/mpi_wavefront.hpp"
+
+namespace example {
+
+struct hybrid_dependence_options {
+  std::string technique;  // the threads'; "" : s-fss
+  std::int64_t sync_points = 0, min_chunk = 0, max_chunk = 0;
+  bool verify = false;
+  std::string level = "multiple";
+
+  void add_to(command_line& cli) {
+    cli.option("technique", technique, "NAME", "technique of each rank's threads, e.g. s-fss, sw-gss (default s-fss)");
+    cli.option("sync-points", sync_points, 0, "#SP per chunk (0: 3 x ranks x threads)");
+    cli.option("min-chunk", min_chunk, 0, "lower threshold on the threads' chunks (0: 1)");
+    cli.option("max-chunk", max_chunk, 0, "upper threshold on the threads' chunks (0: none)");
+    cli.flag("verify", verify, "also run the serial loop on rank 0 and compare the results bit for bit");
+    thread_level_option(cli, level);
+  }
+
+  selfsched::wavefront_options wavefront() const {
+    selfsched::wavefront_options o;
+    o.technique = technique;
+    o.sync_points = sync_points;
+    o.min_chunk = min_chunk;
+    o.max_chunk = max_chunk;
+    return o;
+  }
+};
+
+// Runs the computation (collective) and returns its wall time. A bad
+// technique or threshold throws on every rank alike: one message, exit 2.
+template <typename Run>
+double timed_hybrid_run(const std::string& app, const mpi_session& mpi, Run run) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = now_seconds();
+  try {
+    run();
+  } catch (const selfsched::wavefront_error& e) {
+    if (mpi.rank == 0) std::cerr << app << ": " << e.what() << '\n';
+    MPI_Finalize();
+    std::exit(2);
+  }
+  return now_seconds() - start;
+}
+
+// The ranks' part of the result line (collective; rank 0 adds them).
+inline void add_hybrid_fields(dependence::result_line& line, const mpi_session& mpi,
+                              const selfsched::mpi::wavefront_report& r) {
+  std::int64_t mine[3] = {r.outer_chunks, r.boundaries_sent, r.boundary_bytes};
+  MPI_Allreduce(MPI_IN_PLACE, mine, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  std::vector<std::int64_t> iterations(static_cast<std::size_t>(mpi.size));
+  MPI_Gather(&r.iterations, 1, MPI_INT64_T, iterations.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  std::string spread;
+  for (std::size_t k = 0; k < iterations.size(); ++k) spread += (k ? "," : "") + std::to_string(iterations[k]);
+  line.add_wavefront(r.threads);
+  line.add("ranks", mpi.size);
+  line.add("outer", r.outer);
+  line.add("transport", r.transport);
+  line.add("outer_chunks", mine[0]);
+  line.add("boundaries", mine[1]);
+  line.add("boundary_bytes", mine[2]);
+  line.add("rank_iterations", spread);
+}
+
+}  // namespace example
