@@ -40,7 +40,7 @@ struct pulled_image {
 
   // The push form adds into J[i][j], in loop order: (i-1, j-1)'s 1/16,
   // (i-1, j)'s 5/16, (i-1, j+1)'s 3/16, then (i, j-1)'s 7/16.
-  void pixel(std::int64_t i, std::int64_t j) {
+  pixel_cell value(std::int64_t i, std::int64_t j) {
     double v = input.at(i, j);
     if (i > 0) {
       if (j > 0) v += at(i - 1, j - 1).error * (1.0 / 16);
@@ -49,7 +49,23 @@ struct pulled_image {
     }
     if (j > 0) v += at(i, j - 1).error * (7.0 / 16);
     const double q = std::trunc(v / 255 + 0.5);
-    at(i, j) = {v, v - q * 255, static_cast<std::int8_t>(q)};
+    return {v, v - q * 255, static_cast<std::int8_t>(q)};
+  }
+
+  // `extra` > 0 emulates a slower node: that many dependent multiply-adds
+  // more per pixel (about 4 cycles each), started from the left neighbour's
+  // error and finished before the pixel's own reads (the compiler is told the
+  // index depends on them), so they cannot overlap the pixel's work.
+  void pixel(std::int64_t i, std::int64_t j, std::int64_t extra = 0) {
+    if (extra > 0) {
+      double x = j > 0 ? at(i, j - 1).error : 0.0;
+      for (std::int64_t k = 0; k < extra; ++k) {
+        asm volatile("" : "+x"(x));
+        x = x * 0.999 + 0.001;
+      }
+      asm volatile("" : "+r"(j) : "x"(x));
+    }
+    at(i, j) = value(i, j);
   }
 
   // Against the serial push loop: every J[i][j] and I[i][j].
@@ -68,7 +84,7 @@ struct pulled_image {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::int64_t width = 2000, height = 2000, seed = 1;
+  std::int64_t width = 2000, height = 2000, seed = 1, slow_rank = -1, slow_work = 32;
   example::hybrid_dependence_options run;
   example::command_line cli("mpi_floyd_steinberg",
                             "Floyd-Steinberg error diffusion of a width x height image over MPI ranks and their\n"
@@ -76,18 +92,21 @@ int main(int argc, char** argv) {
   cli.option("width", width, 1, "rows i (u_s)");
   cli.option("height", height, 1, "columns j (u_c)");
   cli.option("seed", seed, 0, "seed of the input image's noise");
+  cli.option("slow-rank", slow_rank, -1, "a rank that emulates a slower node (extra work per pixel)");
+  cli.option("slow-work", slow_work, 0, "the slow rank's extra dependent multiply-adds per pixel (32: about half speed here)");
   run.add_to(cli);
   cli.parse(argc, argv);
+  run.check(cli);
   if (width > 100000 || height > 100000) cli.fail("--width/--height are limited to 100000");
   example::mpi_session mpi(argc, argv, run.level);
 
   pulled_image picture(width, height, seed);  // the same input on every rank
+  const std::int64_t extra = mpi.rank == slow_rank ? slow_work : 0;
   selfsched::mpi::wavefront_report report;
-  const double seconds = example::timed_hybrid_run("mpi_floyd_steinberg", mpi, [&] {
-    selfsched::mpi::region region(MPI_COMM_WORLD);
+  const double seconds = example::timed_hybrid_run("mpi_floyd_steinberg", mpi, [&](selfsched::mpi::region& region) {
     report = selfsched::mpi::wavefront<2>(
-        region, {width, height}, pull_dependences, [&](std::int64_t i, std::int64_t j) { picture.pixel(i, j); },
-        [&](std::int64_t i, std::int64_t j) { return &picture.at(i, j); }, sizeof(pixel_cell), run.wavefront());
+        region, {width, height}, pull_dependences, [&](std::int64_t i, std::int64_t j) { picture.pixel(i, j, extra); },
+        [&](std::int64_t i, std::int64_t j) { return &picture.at(i, j); }, sizeof(pixel_cell), run.wavefront(), run.gather_to());
   });
 
   dependence::result_line line("mpi_floyd_steinberg");
@@ -103,5 +122,6 @@ int main(int argc, char** argv) {
   for (const pixel_cell& c : picture.cells) sum.add_bytes(&c.value, sizeof c.value), sum.add_bytes(&c.bit, 1);
   line.add("width", width);
   line.add("height", height);
+  if (slow_rank >= 0) line.add("slow_rank", std::to_string(slow_rank) + "+" + std::to_string(slow_work));
   return line.finish("mpi-wavefront", seconds, sum, run.verify, same);
 }

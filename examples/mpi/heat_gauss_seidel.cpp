@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
   cli.option("cols", cols, 1, "interior columns j");
   cli.option("sweeps", sweeps, 1, "Gauss-Seidel sweeps t");
   cli.option("seed", seed, 0, "seed of the initial interior");
-  run.add_to(cli);
+  run.add_to(cli, false);
   cli.parse(argc, argv);
+  run.check(cli);
   if ((rows + 2) * (cols + 2) > 400'000'000) cli.fail("--rows x --cols is limited to 4e8 points");
   example::mpi_session mpi(argc, argv, run.level);
 
@@ -31,12 +32,12 @@ int main(int argc, char** argv) {
   selfsched::mpi::wavefront_report report;
   std::int64_t boundaries = 0, outer_chunks = 0;
   double wait = 0;
-  const double seconds = example::timed_hybrid_run("mpi_heat_gauss_seidel", mpi, [&] {
-    selfsched::mpi::region region(MPI_COMM_WORLD);
+  const double seconds = example::timed_hybrid_run("mpi_heat_gauss_seidel", mpi, [&](selfsched::mpi::region& region) {
     for (std::int64_t t = 0; t < sweeps; ++t) {
       report = selfsched::mpi::wavefront<2>(
           region, {rows, cols}, {{1, 0}, {0, 1}}, [&](std::int64_t a, std::int64_t b) { p.point(1 + a, 1 + b); },
-          [&](std::int64_t a, std::int64_t b) { return &p.at(1 + a, 1 + b); }, sizeof(double), run.wavefront());
+          [&](std::int64_t a, std::int64_t b) { return &p.at(1 + a, 1 + b); }, sizeof(double),
+          run.wavefront());
       boundaries += report.boundaries_sent;
       outer_chunks += report.outer_chunks;
       wait += report.threads.wait_seconds;

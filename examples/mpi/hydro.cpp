@@ -22,19 +22,19 @@ int main(int argc, char** argv) {
   cli.option("seed", seed, 0, "seed of the inputs");
   run.add_to(cli);
   cli.parse(argc, argv);
+  run.check(cli);
   if (loop * rows * (n + 1) > 400'000'000) cli.fail("--loop x 7 x (--n + 1) is limited to 4e8 values (3.2 GB)");
   example::mpi_session mpi(argc, argv, run.level);
 
   hydro h(loop, n, seed);  // the same inputs on every rank
   selfsched::mpi::wavefront_report report;
-  const double seconds = example::timed_hybrid_run("mpi_hydro", mpi, [&] {
-    selfsched::mpi::region region(MPI_COMM_WORLD);
+  const double seconds = example::timed_hybrid_run("mpi_hydro", mpi, [&](selfsched::mpi::region& region) {
     // Indices from 0: l = 1 + a, j = 1 + b, k = 1 + c; za(l, j, k) is the cell.
     report = selfsched::mpi::wavefront<3>(
         region, {loop, 4, n - 1}, dependences,
         [&](std::int64_t a, std::int64_t b, std::int64_t c) { h.point(1 + a, 1 + b, 1 + c); },
         [&](std::int64_t a, std::int64_t b, std::int64_t c) { return &h.z(1 + a, 1 + b, 1 + c); }, sizeof(double),
-        run.wavefront());
+        run.wavefront(), run.gather_to());
   });
 
   dependence::result_line line("mpi_hydro");

@@ -17,12 +17,17 @@ struct hybrid_dependence_options {
   std::int64_t sync_points = 0, min_chunk = 0, max_chunk = 0;
   bool verify = false;
   std::string level = "multiple";
+  std::string gather = "all";
 
-  void add_to(command_line& cli) {
+  // offer_gather: false where every rank needs every cell (between sweeps).
+  void add_to(command_line& cli, bool offer_gather = true) {
     cli.option("technique", technique, "NAME", "technique of each rank's threads, e.g. s-fss, sw-gss (default s-fss)");
     cli.option("sync-points", sync_points, 0, "#SP per chunk (0: 3 x ranks x threads)");
     cli.option("min-chunk", min_chunk, 0, "lower threshold on the threads' chunks (0: 1)");
     cli.option("max-chunk", max_chunk, 0, "upper threshold on the threads' chunks (0: none)");
+    if (offer_gather)
+      cli.choice("gather", gather, {"all", "root", "none"},
+                 "where every cell goes after the loop: every rank, rank 0, or nowhere (each rank keeps its own)");
     cli.flag("verify", verify, "also run the serial loop on rank 0 and compare the results bit for bit");
     thread_level_option(cli, level);
   }
@@ -35,22 +40,34 @@ struct hybrid_dependence_options {
     o.max_chunk = max_chunk;
     return o;
   }
+
+  int gather_to() const {
+    return gather == "all" ? selfsched::mpi::all_ranks : gather == "root" ? 0 : selfsched::mpi::no_gather;
+  }
+
+  // --verify needs rank 0 to hold every cell.
+  void check(const command_line& cli) const {
+    if (verify && gather == "none") cli.fail("--verify needs the cells on rank 0: --gather all or root");
+  }
 };
 
-// Runs the computation (collective) and returns its wall time. A bad
-// technique or threshold throws on every rank alike: one message, exit 2.
+// Runs the computation (collective) in a region and returns its wall time
+// (the region's start and end not included, as the other hybrid examples
+// time their loops). A bad technique or threshold throws on every rank
+// alike: one message, exit 2.
 template <typename Run>
 double timed_hybrid_run(const std::string& app, const mpi_session& mpi, Run run) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double start = now_seconds();
   try {
-    run();
+    selfsched::mpi::region region(MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = now_seconds();
+    run(region);
+    return now_seconds() - start;
   } catch (const selfsched::wavefront_error& e) {
     if (mpi.rank == 0) std::cerr << app << ": " << e.what() << '\n';
     MPI_Finalize();
     std::exit(2);
   }
-  return now_seconds() - start;
 }
 
 // The ranks' part of the result line (collective; rank 0 adds them).

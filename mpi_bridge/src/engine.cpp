@@ -16,26 +16,37 @@ namespace selfsched::mpi::detail {
 
 using omp::bridge::now_ns;
 
-std::uint64_t engine::loop_begin(const void* site, iter_t n) {
+std::uint64_t engine::loop_begin(const void* site, iter_t n) { return begin(site, n, false, {}); }
+
+std::uint64_t engine::begin_dependence_loop(iter_t n, chunk_bounds bounds) { return begin(nullptr, n, true, bounds); }
+
+std::uint64_t engine::begin(const void* site, iter_t n, bool in_order, chunk_bounds bounds) {
   std::lock_guard lock(mutex_);
   client_loop& loop = loops_.emplace_back();
   loop.index = begun_++;
   loop.n = n;
   loop.site = site_hash(site);
   loop.site_ident = site;
+  loop.in_order = in_order;
+  loop.bounds = bounds;
   if (rma_) {
     loop_params lp = base_;
     lp.n = n;
+    if (bounds.min > 0) lp.min_chunk = bounds.min;
+    if (bounds.max > 0) lp.max_chunk = bounds.max;
     rma_->begin(loop.index, outer_, lp);
   }
   return loop.index;
 }
 
-std::uint64_t engine::begin_dependence_loop(iter_t n) {
-  const std::uint64_t index = loop_begin(nullptr, n);
+bool engine::prefetch(std::uint64_t index) {
   std::lock_guard lock(mutex_);
-  loops_.back().in_order = true;
-  return index;
+  client_loop* loop = find(index);
+  if (loop == nullptr || loop->has_next || loop->done) return true;
+  if (!may_call_mpi()) return false;
+  if (!loop->asked) ask(*loop);
+  poll(*loop);
+  return loop->has_next || loop->done;
 }
 
 chunk engine::next_outer() {

@@ -48,6 +48,7 @@ struct client_loop {
   std::uint64_t site = 0;
   const void* site_ident = nullptr;
   bool in_order = false;   // a dependence loop: this rank's chunks must come in increasing order
+  chunk_bounds bounds;     // its thresholds
   std::vector<chunk> own;  // the outer chunks this rank ran, for result movement
   chunk next{};            // the chunk after the current one, when has_next
   bool has_next = false;
@@ -95,8 +96,12 @@ class engine final : public omp::outer_source, public server_host {
   int size() const { return size_; }
   bool runs_copies() const { return duplicate_; }
   void serve();
-  // loop_begin for a loop whose chunks every rank must get in increasing order.
-  std::uint64_t begin_dependence_loop(iter_t n);
+  // loop_begin for a loop whose chunks every rank must get in increasing
+  // order, with thresholds on its chunks.
+  std::uint64_t begin_dependence_loop(iter_t n, chunk_bounds bounds);
+  // Asks for the loop's next outer chunk without waiting; true once
+  // next_outer() would answer at once.
+  bool prefetch(std::uint64_t index);
 
  private:
   enum phase : std::int64_t { after_loops = 1, region_end = 2 };
@@ -105,6 +110,7 @@ class engine final : public omp::outer_source, public server_host {
   void cancel(std::uint64_t index, chunk c) override;
   [[noreturn]] void fatal(const std::string& message) override;
 
+  std::uint64_t begin(const void* site, iter_t n, bool in_order, chunk_bounds bounds);
   void choose_configuration(const options& opts);
   void set_up_transport();
   void set_up_hierarchy(server_roles& roles);

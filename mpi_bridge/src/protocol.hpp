@@ -2,9 +2,9 @@
 // communicator (a duplicate of the user's, so no tag can meet the
 // application's). All are arrays of int64.
 //
-//   request  rank -> its master           index, n, site, reported size, reported ns, in order
+//   request  rank -> its master           index, n, site, reported size, reported ns, in order, min, max
 //   reply    master -> rank               index, start, size            (size 0: no more)
-//   refill   node master -> supermaster   index, n, site, then (rank, size, ns) reports
+//   refill   node master -> supermaster   index, n, site, min, max, then (rank, size, ns) reports
 //   batch    supermaster -> node master   index, then (rank, start, size) chunks (none: no more)
 //   finished rank -> master               index, start, size   (resilience: its copy is handed out)
 //   cancel   master -> rank               index, start, size   (resilience: a copy finished elsewhere)
@@ -28,12 +28,18 @@ namespace selfsched::mpi::detail {
 
 enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4, tag_finished = 5, tag_cancel = 6 };
 
+// Thresholds on a loop's outer chunks (seed 000 Table 4), set by the loop
+// itself (dependence loops); 0: the technique's own.
+struct chunk_bounds {
+  iter_t min = 0, max = 0;
+};
+
 // A rank's request for its next outer chunk. `reported_*`: the outer chunk
 // it finished last and how long its threads took (adaptive outer techniques
 // learn from it; 0 when there is nothing to report). `in_order`: every
 // rank must get this loop's chunks in increasing order (dependence loops:
 // a rank runs its chunks in the order it gets them, and chunk k waits for
-// chunk k-1).
+// chunk k-1). `bounds`: the loop's thresholds.
 struct request_msg {
   std::uint64_t index = 0;
   iter_t n = 0;
@@ -41,19 +47,21 @@ struct request_msg {
   iter_t reported_size = 0;
   std::int64_t reported_ns = 0;
   bool in_order = false;
+  chunk_bounds bounds;
 
-  static constexpr int length = 6;
+  static constexpr int length = 8;
   std::array<std::int64_t, length> pack() const {
     return {static_cast<std::int64_t>(index), n, static_cast<std::int64_t>(site), reported_size, reported_ns,
-            in_order ? 1 : 0};
+            in_order ? 1 : 0, bounds.min, bounds.max};
   }
   static request_msg unpack(const std::int64_t* m) {
-    return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4], m[5] != 0};
+    return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4], m[5] != 0,
+            {m[6], m[7]}};
   }
 };
 
 constexpr int reply_length = 3;
-constexpr int refill_header = 3;  // index, n, site; then triples
+constexpr int refill_header = 5;  // index, n, site, min, max; then triples
 constexpr int batch_header = 1;   // index; then triples
 constexpr int chunk_note_length = 3;  // finished, cancel: index, start, size
 

@@ -32,7 +32,8 @@ void server::check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, 
                      "with the same bounds");
 }
 
-server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::uint64_t site, int from) {
+server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
+                                          int from) {
   if (index < forgotten_)
     host_.fatal("rank " + std::to_string(from) + " asks for chunks of shared loop " + std::to_string(index) +
                 ", which every rank has finished: it skipped a loop the others ran");
@@ -43,6 +44,8 @@ server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::ui
   }
   loop_params lp = base_;
   lp.n = n;
+  if (bounds.min > 0) lp.min_chunk = bounds.min;
+  if (bounds.max > 0) lp.max_chunk = bounds.max;
   if (outer_.base->kind == technique_kind::adaptive) lp.history = &histories_[site];
   auto rule = std::make_unique<scheduler>(make_schedule(outer_, lp), lp);
   return scheduled_.emplace(index, scheduled_loop{n, site, from, std::move(rule), {}, 0}).first->second;
@@ -112,12 +115,13 @@ void server::finished(int from, std::uint64_t index, chunk c) {
 
 void server::request(int from, const request_msg& m) {
   if (!roles_.leader) {  // the master: the technique's next chunk for this rank
-    scheduled_loop& loop = scheduled(m.index, m.n, m.site, from);
+    scheduled_loop& loop = scheduled(m.index, m.n, m.site, m.bounds, from);
     answer(from, m.index, assign(loop, from, m.reported_size, m.reported_ns));
     return;
   }
   pooled_loop& loop = pooled(m.index, m.n, m.site, from);
   loop.in_order = loop.in_order || m.in_order;
+  loop.bounds = m.bounds;
   if (m.reported_size > 0) loop.reports.insert(loop.reports.end(), {from, m.reported_size, m.reported_ns});
   if (!answer_from_pool(m.index, loop, from)) loop.waiting.push_back(from);
   maybe_refill(m.index, loop);
@@ -125,12 +129,13 @@ void server::request(int from, const request_msg& m) {
 
 // Supermaster: one chunk for each rank of the leader's node, computed for
 // that rank (its weight), while there is work (seed 004, Sect. 4, step 2b).
-std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std::uint64_t site, int leader,
+std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
+                                             int leader,
                                              const std::int64_t* reports, int report_count) {
   const auto group = roles_.groups.find(leader);
   if (group == roles_.groups.end())
     host_.fatal("rank " + std::to_string(leader) + " asks for a batch but is no node master");
-  scheduled_loop& loop = scheduled(index, n, site, leader);
+  scheduled_loop& loop = scheduled(index, n, site, bounds, leader);
   for (int k = 0; k < report_count; ++k) {
     const std::int64_t* r = reports + 3 * k;
     if (r[1] > 0 && r[2] > 0) loop.rule->record(static_cast<int>(r[0]), r[1], static_cast<double>(r[2]) * 1e-9);
@@ -180,12 +185,14 @@ void server::maybe_refill(std::uint64_t index, pooled_loop& loop) {
   std::vector<std::int64_t> reports = std::exchange(loop.reports, {});
   const int report_count = static_cast<int>(reports.size() / 3);
   if (roles_.root) {
-    const std::vector<std::int64_t> batch = make_batch(index, loop.n, loop.site, rank_, reports.data(), report_count);
+    const std::vector<std::int64_t> batch =
+        make_batch(index, loop.n, loop.site, loop.bounds, rank_, reports.data(), report_count);
     take_batch(index, loop, batch.data() + batch_header, static_cast<int>(batch.size() - batch_header) / 3);
     return;
   }
   loop.refilling = true;
-  std::vector<std::int64_t> message{static_cast<std::int64_t>(index), loop.n, static_cast<std::int64_t>(loop.site)};
+  std::vector<std::int64_t> message{static_cast<std::int64_t>(index), loop.n, static_cast<std::int64_t>(loop.site),
+                                    loop.bounds.min, loop.bounds.max};
   message.insert(message.end(), reports.begin(), reports.end());
   loop.batch.assign(batch_header + 3 * roles_.group.size(), 0);
   MPI_Irecv(loop.batch.data(), static_cast<int>(loop.batch.size()), MPI_INT64_T, 0, tag_batch, comm_,
@@ -219,8 +226,9 @@ bool server::receive(int tag) {
     if (count < refill_header || (count - refill_header) % 3 != 0)
       host_.fatal("malformed refill from rank " + std::to_string(from));
     const auto index = static_cast<std::uint64_t>(incoming_[0]);
-    std::vector<std::int64_t> batch = make_batch(index, incoming_[1], static_cast<std::uint64_t>(incoming_[2]), from,
-                                                 incoming_.data() + refill_header, (count - refill_header) / 3);
+    std::vector<std::int64_t> batch =
+        make_batch(index, incoming_[1], static_cast<std::uint64_t>(incoming_[2]), {incoming_[3], incoming_[4]}, from,
+                   incoming_.data() + refill_header, (count - refill_header) / 3);
     send(from, tag_batch, std::move(batch));
   }
   return true;

@@ -95,17 +95,19 @@ class server {
     std::vector<std::int64_t> reports;       // (rank, size, ns) to pass up with the next refill
     bool refilling = false, done = false;
     bool in_order = false;                   // oldest first always (a dependence loop)
+    chunk_bounds bounds;                     // passed up with refills
     std::vector<std::int64_t> batch;         // receive buffer of the batch in flight
     MPI_Request batch_request = MPI_REQUEST_NULL;
   };
 
-  scheduled_loop& scheduled(std::uint64_t index, iter_t n, std::uint64_t site, int from);
+  scheduled_loop& scheduled(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds, int from);
   pooled_loop& pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from);
   void check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                        std::uint64_t known_site, int known_from);
   chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns);
   chunk copy_for(scheduled_loop& loop, int rank);
-  std::vector<std::int64_t> make_batch(std::uint64_t index, iter_t n, std::uint64_t site, int leader,
+  std::vector<std::int64_t> make_batch(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
+                                       int leader,
                                        const std::int64_t* reports, int report_count);
   void take_batch(std::uint64_t index, pooled_loop& loop, const std::int64_t* triples, int count);
   bool answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank);

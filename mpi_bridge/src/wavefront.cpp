@@ -88,14 +88,16 @@ struct outgoing {
 class distributed_wavefront {
  public:
   distributed_wavefront(engine& e, const wavefront_call& call, const wavefront_plan& plan, const schedule_spec& inner,
-                        const loop_params& inner_params, int threads)
-      : engine_(e), call_(call), plan_(plan), inner_spec_(inner), inner_params_(inner_params), threads_(threads) {
+                        const loop_params& inner_params, int threads, chunk_bounds bounds)
+      : engine_(e), call_(call), plan_(plan), inner_spec_(inner), inner_params_(inner_params), threads_(threads),
+        bounds_(bounds) {
     MPI_Comm_dup(e.comm(), &comm_);
     rank_ = e.rank();
     size_ = e.size();
   }
   ~distributed_wavefront() { MPI_Comm_free(&comm_); }
 
+  void start() { index_ = engine_.begin_dependence_loop(plan_.chunk_extent, bounds_); }
   void work(int thread);
   void finish();
   std::vector<chunk> own_chunks() const;
@@ -123,6 +125,8 @@ class distributed_wavefront {
   const schedule_spec& inner_spec_;
   const loop_params& inner_params_;
   int threads_ = 1;
+  chunk_bounds bounds_;
+  std::uint64_t index_ = 0;  // the engine's name for the loop
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
 
@@ -238,11 +242,12 @@ void distributed_wavefront::poll() {
     std::lock_guard lock(mutex_);
     fetch_now = !outer_done_ && (want_outer_.load(std::memory_order_relaxed) || cutting_ == outers_.size());
   }
-  if (fetch_now) fetch();
+  // Asked for ahead, taken once here: the threads keep computing meanwhile.
+  if (fetch_now && engine_.prefetch(index_)) fetch();
 }
 
-// The next outer chunk from the region's transport (blocking: chunks are
-// handed out whatever the computation does, so it always comes).
+// The next outer chunk from the region's transport, once prefetch() says it
+// is here.
 void distributed_wavefront::fetch() {
   const chunk c = engine_.next_outer();
   {
@@ -520,6 +525,8 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   if (o.threads < 0) refuse("threads " + std::to_string(o.threads) + " must be >= 0 (0: OpenMP's)");
   if (o.sync_points < 0) refuse("sync_points " + std::to_string(o.sync_points) + " must be >= 0");
   if (o.min_chunk < 0 || o.max_chunk < 0) refuse("min_chunk and max_chunk must be >= 0 (0: none)");
+  if (o.max_chunk > 0 && o.min_chunk > o.max_chunk)
+    refuse("min_chunk " + std::to_string(o.min_chunk) + " exceeds max_chunk " + std::to_string(o.max_chunk));
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
 
   wavefront_problem problem;
@@ -541,14 +548,16 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   const std::string technique = o.technique.empty() ? "s-fss" : o.technique;
   const parse_result parsed = parse_schedule(technique);
   if (!parsed.ok()) refuse("technique: " + parsed.error);
-  schedule_spec inner = parsed.spec;
+  // One thread runs each outer chunk whole: cutting it would only add
+  // passes over the rows.
+  schedule_spec inner = threads > 1 ? parsed.spec : parse_schedule("static").spec;
   inner.synchronized = true;
   const omp::bridge::library_settings s = omp::bridge::settings();
   loop_params lp;
   lp.p = threads;
   lp.n = std::max<iter_t>(1, plan.chunk_extent);  // validated as one chunk; each outer chunk sets its own
-  lp.min_chunk = std::max<std::int64_t>(1, o.min_chunk);
-  lp.max_chunk = o.max_chunk;
+  // The thresholds bound the outer chunks (the seed's chunks); the threads
+  // cut those by their technique alone.
   lp.mu = s.mu;
   lp.sigma = s.sigma;
   lp.overhead = s.overhead;
@@ -562,8 +571,8 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   report.transport = region_stats.transport;
   std::vector<chunk> own;
   {
-    distributed_wavefront w(e, call, plan, inner, lp, threads);
-    e.begin_dependence_loop(plan.chunk_extent);
+    distributed_wavefront w(e, call, plan, inner, lp, threads, {o.min_chunk, o.max_chunk});
+    w.start();
 #pragma omp parallel num_threads(threads)
     w.work(omp_get_thread_num());
     w.finish();
@@ -571,7 +580,7 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
     own = w.own_chunks();
   }
   e.loop_end();  // outside any parallel region: the ranks' checkpoint, the region's moves
-  if (call.gather != no_gather) gather_cells(call, plan, own, call.gather, e.comm());
+  if (call.gather != no_gather && e.size() > 1) gather_cells(call, plan, own, call.gather, e.comm());
   if (s.verbose && e.rank() == 0)
     omp::bridge::warn("MPI wavefront over %d ranks: outer %s (%s), threads %s, u_s = %d, u_c = %d, skew %lld, "
                       "#SP %lld, SI %lld, halo %lld",

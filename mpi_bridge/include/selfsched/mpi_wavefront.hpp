@@ -20,6 +20,11 @@
 // in this pull form first (examples/mpi/floyd_steinberg.cpp shows one,
 // bit-identical to the push form).
 //
+// options: technique is the threads' (default s-fss); the outer technique
+// is the region's (SELFSCHED_MPI_SCHEDULE: s-fss, sw-gss ...; W weighs ranks
+// by their powers). min_chunk and max_chunk bound the outer chunks, the
+// seed's chunks (Table 4's thresholds); #SP defaults to 3 x ranks x threads.
+//
 // Collective over the region's ranks, called by the thread that created the
 // region, outside parallel regions; every rank passes the same problem. It
 // counts as one shared loop of the region, over the skewed chunk dimension
