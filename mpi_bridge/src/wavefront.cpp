@@ -114,7 +114,7 @@ class distributed_wavefront {
   void complete_sends();
   bool owes_boundaries();
   chunk band(iter_t end) const;
-  bool own_column(iter_t column) const;
+  std::vector<chunk> own_within(chunk band) const;
   [[noreturn]] void fail(const std::string& why) {
     abort_job(comm_, "wavefront on rank " + std::to_string(rank_) + ": " + why);
   }
@@ -299,10 +299,12 @@ chunk distributed_wavefront::band(iter_t end) const {
   return {from, end - from};
 }
 
-bool distributed_wavefront::own_column(iter_t column) const {
+// This rank's chunks that meet `band` (under the lock): a few at most.
+std::vector<chunk> distributed_wavefront::own_within(chunk band) const {
+  std::vector<chunk> mine;
   for (const outer_chunk& o : outers_)
-    if (column >= o.span.start && column < o.span.start + o.span.size) return true;
-  return false;
+    if (o.span.start < band.start + band.size && band.start < o.span.start + o.span.size) mine.push_back(o.span);
+  return mine;
 }
 
 void distributed_wavefront::receive_boundaries() {
@@ -333,11 +335,16 @@ void distributed_wavefront::receive_boundaries() {
     const std::byte* from = message.data() + sizeof header;
     const std::byte* const end = message.data() + message.size();
     const auto [first, last] = plan_.tile_rows(t);
+    const std::vector<chunk> mine = own_within(band(start));
+    const auto computed_here = [&](iter_t column) {
+      return std::any_of(mine.begin(), mine.end(),
+                         [&](chunk c) { return column >= c.start && column < c.start + c.size; });
+    };
     for_each_run(plan_, band(start), first, last, [&](const iter_t* x, int dim, iter_t count) {
       std::int64_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
       for (iter_t k = 0; k < count; ++k, ++at[dim], from += call_.cell_bytes) {
         if (from + call_.cell_bytes > end) fail("a boundary shorter than its cells");
-        if (!own_column(at[plan_.chunk_dim] + plan_.skew * at[plan_.sync_dim]))
+        if (!computed_here(at[plan_.chunk_dim] + plan_.skew * at[plan_.sync_dim]))
           std::memcpy(call_.cell(call_.context, at), from, call_.cell_bytes);
       }
       return true;
