@@ -19,22 +19,26 @@
 
 namespace dependence {
 
-struct run_options {
-  std::string mode = "wavefront";
-  std::string technique;  // wavefront: "" = SELFSCHED_SCHEDULE / OMP_SCHEDULE if a technique, else s-fss
+// The wavefront's options on the command line: of the threads' programs,
+// or (across_ranks) of the hybrid ones in ../mpi/, where the technique is
+// the threads' and the thresholds bound the ranks' chunks.
+struct wavefront_choice {
+  std::string technique;  // "" : the runtime technique if any (threads), else s-fss
   std::int64_t sync_points = 0;
   std::int64_t min_chunk = 0, max_chunk = 0;
-  bool verify = false;
 
-  void add_to(example::command_line& cli) {
-    cli.choice("mode", mode, {"serial", "doacross", "wavefront"},
-               "serial loop; OpenMP doacross (ordered(n) + depend, schedule(runtime)); selfsched wavefront API");
+  void add_to(example::command_line& cli, bool across_ranks = false) {
     cli.option("technique", technique, "NAME",
-               "wavefront technique, e.g. s-fss, sw-gss (default: the runtime technique, else s-fss)");
-    cli.option("sync-points", sync_points, 0, "wavefront #SP per chunk (0: SELFSCHED_SYNC_POINTS, else 3 x threads)");
-    cli.option("min-chunk", min_chunk, 0, "wavefront lower threshold on chunks (0: 1)");
-    cli.option("max-chunk", max_chunk, 0, "wavefront upper threshold on chunks (0: none)");
-    cli.flag("verify", verify, "also run the serial loop and compare the results bit for bit");
+               across_ranks ? "technique of each rank's threads, e.g. s-fss, sw-gss (default s-fss)"
+                            : "wavefront technique, e.g. s-fss, sw-gss (default: the runtime technique, else s-fss)");
+    cli.option("sync-points", sync_points, 0,
+               across_ranks ? "#SP per chunk (0: 3 x ranks x threads)"
+                            : "wavefront #SP per chunk (0: SELFSCHED_SYNC_POINTS, else 3 x threads)");
+    cli.option("min-chunk", min_chunk, 0,
+               across_ranks ? "lower threshold on the ranks' chunks (0: 1)" : "wavefront lower threshold on chunks (0: 1)");
+    cli.option("max-chunk", max_chunk, 0,
+               across_ranks ? "upper threshold on the ranks' chunks (0: none)"
+                            : "wavefront upper threshold on chunks (0: none)");
   }
 
   selfsched::wavefront_options wavefront() const {
@@ -44,6 +48,18 @@ struct run_options {
     o.min_chunk = min_chunk;
     o.max_chunk = max_chunk;
     return o;
+  }
+};
+
+struct run_options : wavefront_choice {
+  std::string mode = "wavefront";
+  bool verify = false;
+
+  void add_to(example::command_line& cli) {
+    cli.choice("mode", mode, {"serial", "doacross", "wavefront"},
+               "serial loop; OpenMP doacross (ordered(n) + depend, schedule(runtime)); selfsched wavefront API");
+    wavefront_choice::add_to(cli);
+    cli.flag("verify", verify, "also run the serial loop and compare the results bit for bit");
   }
 };
 

@@ -7,23 +7,21 @@
 using dependence::floyd_steinberg::image;
 
 int main(int argc, char** argv) {
-  std::int64_t width = 2000, height = 2000, seed = 1;
+  dependence::floyd_steinberg::problem size;
   std::string sinks = "guarded";
   dependence::run_options run;
   example::command_line cli("floyd_steinberg",
                             "Floyd-Steinberg error diffusion of a width x height image (seed 000 sec. 6.1):\n"
                             "rows i are the synchronization dimension, columns j the chunk dimension.");
-  cli.option("width", width, 1, "rows i (u_s)");
-  cli.option("height", height, 1, "columns j (u_c)");
-  cli.option("seed", seed, 0, "seed of the input image's noise");
+  size.add_to(cli);
   cli.choice("sinks", sinks, {"guarded", "plain"},
              "doacross sinks: only inside the space (runs on stock libomp), or as written (i-1, j+1) (i-1, j+2) "
              "(waits forever on stock libomp's schedules; selfsched's serve it)");
   run.add_to(cli);
   cli.parse(argc, argv);
-  if (width > 100000 || height > 100000) cli.fail("--width/--height are limited to 100000");
+  size.check(cli);
 
-  image picture(width, height, seed);
+  image picture(size.width, size.height, size.seed);
   selfsched::wavefront_report report{};
   const double seconds = dependence::timed_run(cli, [&] {
     if (run.mode == "serial") picture.serial();
@@ -31,18 +29,13 @@ int main(int argc, char** argv) {
     else report = picture.wavefront(run.wavefront());
   });
 
-  bool same = true;
-  if (run.verify) {
-    image reference(width, height, seed);
-    reference.serial();
-    same = picture.same_as(reference);
-  }
+  const bool same = !run.verify || picture.same_as(size.serial());
   example::checksum sum;
   sum.add(picture.J);
   sum.add(picture.I);
   dependence::result_line line("floyd_steinberg");
-  line.add("width", width);
-  line.add("height", height);
+  line.add("width", size.width);
+  line.add("height", size.height);
   if (run.mode == "doacross") line.add("sinks", sinks);
   if (run.mode == "wavefront") line.add_wavefront(report);
   return line.finish(run.mode, seconds, sum, run.verify, same);

@@ -104,4 +104,24 @@ struct image {
   }
 };
 
+// The image on the command line, for the threads' and the hybrid program.
+struct problem {
+  std::int64_t width = 2000, height = 2000, seed = 1;
+
+  void add_to(example::command_line& cli) {
+    cli.option("width", width, 1, "rows i (u_s)");
+    cli.option("height", height, 1, "columns j (u_c)");
+    cli.option("seed", seed, 0, "seed of the input image's noise");
+  }
+  void check(const example::command_line& cli) const {
+    if (width > 100000 || height > 100000) cli.fail("--width/--height are limited to 100000");
+  }
+  // The serial loop's result, for --verify.
+  image serial() const {
+    image reference(width, height, seed);
+    reference.serial();
+    return reference;
+  }
+};
+
 }  // namespace dependence::floyd_steinberg

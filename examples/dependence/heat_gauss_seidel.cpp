@@ -7,24 +7,21 @@
 using dependence::heat::plate;
 
 int main(int argc, char** argv) {
-  std::int64_t rows = 1000, cols = 1000, sweeps = 20, seed = 1;
+  dependence::heat::problem size;
   std::string form = "sweeps", sinks = "guarded";
   dependence::run_options run;
   example::command_line cli("heat_gauss_seidel",
                             "Gauss-Seidel sweeps of a heated plate, in place: one 2-D dependence loop per\n"
                             "sweep, or all sweeps as one 3-D loop (sweep t is the synchronization dimension).");
-  cli.option("rows", rows, 1, "interior rows i");
-  cli.option("cols", cols, 1, "interior columns j");
-  cli.option("sweeps", sweeps, 1, "Gauss-Seidel sweeps t");
-  cli.option("seed", seed, 0, "seed of the initial interior");
+  size.add_to(cli);
   cli.choice("form", form, {"sweeps", "spacetime"}, "one loop per sweep, or one 3-D loop over (t, i, j)");
   cli.choice("sinks", sinks, {"guarded", "plain"},
              "spacetime doacross sinks: only inside the space (stock libomp), or as written (selfsched only)");
   run.add_to(cli);
   cli.parse(argc, argv);
-  if ((rows + 2) * (cols + 2) > 400'000'000) cli.fail("--rows x --cols is limited to 4e8 points");
+  size.check(cli);
 
-  plate p(rows, cols, sweeps, seed);
+  plate p = size.make();
   selfsched::wavefront_report report{};
   const double seconds = dependence::timed_run(cli, [&] {
     if (run.mode == "serial") p.serial();
@@ -34,18 +31,13 @@ int main(int argc, char** argv) {
     else report = p.wavefront_spacetime(run.wavefront());
   });
 
-  bool same = true;
-  if (run.verify) {
-    plate reference(rows, cols, sweeps, seed);
-    reference.serial();
-    same = dependence::same_bits(p.u, reference.u);
-  }
+  const bool same = !run.verify || size.serial_equal(p);
   example::checksum sum;
   sum.add(p.u);
   dependence::result_line line("heat_gauss_seidel");
-  line.add("rows", rows);
-  line.add("cols", cols);
-  line.add("sweeps", sweeps);
+  line.add("rows", size.rows);
+  line.add("cols", size.cols);
+  line.add("sweeps", size.sweeps);
   line.add("form", form);
   if (run.mode == "doacross" && form == "spacetime") line.add("sinks", sinks);
   if (run.mode == "wavefront") line.add_wavefront(report);

@@ -107,4 +107,26 @@ struct plate {
   }
 };
 
+// The plate on the command line, for the threads' and the hybrid program.
+struct problem {
+  std::int64_t rows = 1000, cols = 1000, sweeps = 20, seed = 1;
+
+  void add_to(example::command_line& cli) {
+    cli.option("rows", rows, 1, "interior rows i");
+    cli.option("cols", cols, 1, "interior columns j");
+    cli.option("sweeps", sweeps, 1, "Gauss-Seidel sweeps t");
+    cli.option("seed", seed, 0, "seed of the initial interior");
+  }
+  void check(const example::command_line& cli) const {
+    if ((rows + 2) * (cols + 2) > 400'000'000) cli.fail("--rows x --cols is limited to 4e8 points");
+  }
+  plate make() const { return plate(rows, cols, sweeps, seed); }
+  // Does `p` hold the serial sweeps' result, bit for bit? For --verify.
+  bool serial_equal(const plate& p) const {
+    plate reference = make();
+    reference.serial();
+    return same_bits(p.u, reference.u);
+  }
+};
+
 }  // namespace dependence::heat

@@ -97,4 +97,24 @@ struct hydro {
   }
 };
 
+// The problem on the command line, for the threads' and the hybrid program.
+struct problem {
+  std::int64_t loop = 300, n = 3000, seed = 1;
+
+  void add_to(example::command_line& cli) {
+    cli.option("loop", loop, 1, "outer iterations l (u_s)");
+    cli.option("n", n, 2, "k runs 1 .. n-1 (u_c)");
+    cli.option("seed", seed, 0, "seed of the inputs");
+  }
+  void check(const example::command_line& cli) const {
+    if (loop * rows * (n + 1) > 400'000'000) cli.fail("--loop x 7 x (--n + 1) is limited to 4e8 values (3.2 GB)");
+  }
+  // Does `h` hold the serial loop's result, bit for bit? For --verify.
+  bool serial_equal(const hydro& h) const {
+    hydro reference(loop, n, seed);
+    reference.serial();
+    return same_bits(h.za, reference.za);
+  }
+};
+
 }  // namespace dependence::livermore23

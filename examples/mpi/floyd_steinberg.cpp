@@ -84,28 +84,27 @@ struct pulled_image {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::int64_t width = 2000, height = 2000, seed = 1, slow_rank = -1, slow_work = 32;
+  dependence::floyd_steinberg::problem size;
+  std::int64_t slow_rank = -1, slow_work = 32;
   example::hybrid_dependence_options run;
   example::command_line cli("mpi_floyd_steinberg",
                             "Floyd-Steinberg error diffusion of a width x height image over MPI ranks and their\n"
                             "threads (pull form): rows i are the synchronization dimension, columns j the chunk one.");
-  cli.option("width", width, 1, "rows i (u_s)");
-  cli.option("height", height, 1, "columns j (u_c)");
-  cli.option("seed", seed, 0, "seed of the input image's noise");
+  size.add_to(cli);
   cli.option("slow-rank", slow_rank, -1, "a rank that emulates a slower node (extra work per pixel)");
   cli.option("slow-work", slow_work, 0, "the slow rank's extra dependent multiply-adds per pixel (32: about half speed here)");
   run.add_to(cli);
   cli.parse(argc, argv);
   run.check(cli);
-  if (width > 100000 || height > 100000) cli.fail("--width/--height are limited to 100000");
+  size.check(cli);
   example::mpi_session mpi(argc, argv, run.level);
 
-  pulled_image picture(width, height, seed);  // the same input on every rank
+  pulled_image picture(size.width, size.height, size.seed);  // the same input on every rank
   const std::int64_t extra = mpi.rank == slow_rank ? slow_work : 0;
   selfsched::mpi::wavefront_report report;
   const double seconds = example::timed_hybrid_run("mpi_floyd_steinberg", mpi, [&](selfsched::mpi::region& region) {
     report = selfsched::mpi::wavefront<2>(
-        region, {width, height}, pull_dependences, [&](std::int64_t i, std::int64_t j) { picture.pixel(i, j, extra); },
+        region, {size.width, size.height}, pull_dependences, [&](std::int64_t i, std::int64_t j) { picture.pixel(i, j, extra); },
         [&](std::int64_t i, std::int64_t j) { return &picture.at(i, j); }, sizeof(pixel_cell), run.wavefront(), run.gather_to());
   });
 
@@ -114,14 +113,13 @@ int main(int argc, char** argv) {
   if (mpi.rank != 0) return 0;
   bool same = true;
   if (run.verify) {
-    image reference(width, height, seed);
-    reference.serial();
+    image reference = size.serial();
     same = picture.same_as(reference);
   }
   example::checksum sum;
   for (const pixel_cell& c : picture.cells) sum.add_bytes(&c.value, sizeof c.value), sum.add_bytes(&c.bit, 1);
-  line.add("width", width);
-  line.add("height", height);
+  line.add("width", size.width);
+  line.add("height", size.height);
   if (slow_rank >= 0) line.add("slow_rank", std::to_string(slow_rank) + "+" + std::to_string(slow_work));
   return line.finish("mpi-wavefront", seconds, sum, run.verify, same);
 }

@@ -13,29 +13,26 @@
 using dependence::heat::plate;
 
 int main(int argc, char** argv) {
-  std::int64_t rows = 1000, cols = 1000, sweeps = 20, seed = 1;
+  dependence::heat::problem size;
   example::hybrid_dependence_options run;
   example::command_line cli("mpi_heat_gauss_seidel",
                             "Gauss-Seidel sweeps of a heated plate, in place, over MPI ranks and their threads:\n"
                             "one 2-D dependence loop per sweep, the plate gathered to every rank after each.");
-  cli.option("rows", rows, 1, "interior rows i");
-  cli.option("cols", cols, 1, "interior columns j");
-  cli.option("sweeps", sweeps, 1, "Gauss-Seidel sweeps t");
-  cli.option("seed", seed, 0, "seed of the initial interior");
+  size.add_to(cli);
   run.add_to(cli, false);
   cli.parse(argc, argv);
+  size.check(cli);
   run.check(cli);
-  if ((rows + 2) * (cols + 2) > 400'000'000) cli.fail("--rows x --cols is limited to 4e8 points");
   example::mpi_session mpi(argc, argv, run.level);
 
-  plate p(rows, cols, sweeps, seed);  // the same plate on every rank
+  plate p = size.make();  // the same plate on every rank
   selfsched::mpi::wavefront_report report;
   std::int64_t boundaries = 0, outer_chunks = 0;
   double wait = 0;
   const double seconds = example::timed_hybrid_run("mpi_heat_gauss_seidel", mpi, [&](selfsched::mpi::region& region) {
-    for (std::int64_t t = 0; t < sweeps; ++t) {
+    for (std::int64_t t = 0; t < size.sweeps; ++t) {
       report = selfsched::mpi::wavefront<2>(
-          region, {rows, cols}, {{1, 0}, {0, 1}}, [&](std::int64_t a, std::int64_t b) { p.point(1 + a, 1 + b); },
+          region, {size.rows, size.cols}, {{1, 0}, {0, 1}}, [&](std::int64_t a, std::int64_t b) { p.point(1 + a, 1 + b); },
           [&](std::int64_t a, std::int64_t b) { return &p.at(1 + a, 1 + b); }, sizeof(double),
           run.wavefront());
       boundaries += report.boundaries_sent;
@@ -50,16 +47,11 @@ int main(int argc, char** argv) {
   dependence::result_line line("mpi_heat_gauss_seidel");
   example::add_hybrid_fields(line, mpi, report);
   if (mpi.rank != 0) return 0;
-  bool same = true;
-  if (run.verify) {
-    plate reference(rows, cols, sweeps, seed);
-    reference.serial();
-    same = dependence::same_bits(p.u, reference.u);
-  }
+  const bool same = !run.verify || size.serial_equal(p);
   example::checksum sum;
   sum.add(p.u);
-  line.add("rows", rows);
-  line.add("cols", cols);
-  line.add("sweeps", sweeps);
+  line.add("rows", size.rows);
+  line.add("cols", size.cols);
+  line.add("sweeps", size.sweeps);
   return line.finish("mpi-wavefront", seconds, sum, run.verify, same);
 }

@@ -12,33 +12,19 @@
 
 namespace example {
 
-struct hybrid_dependence_options {
-  std::string technique;  // the threads'; "" : s-fss
-  std::int64_t sync_points = 0, min_chunk = 0, max_chunk = 0;
+struct hybrid_dependence_options : dependence::wavefront_choice {
   bool verify = false;
   std::string level = "multiple";
   std::string gather = "all";
 
   // offer_gather: false where every rank needs every cell (between sweeps).
   void add_to(command_line& cli, bool offer_gather = true) {
-    cli.option("technique", technique, "NAME", "technique of each rank's threads, e.g. s-fss, sw-gss (default s-fss)");
-    cli.option("sync-points", sync_points, 0, "#SP per chunk (0: 3 x ranks x threads)");
-    cli.option("min-chunk", min_chunk, 0, "lower threshold on the threads' chunks (0: 1)");
-    cli.option("max-chunk", max_chunk, 0, "upper threshold on the threads' chunks (0: none)");
+    wavefront_choice::add_to(cli, true);
     if (offer_gather)
       cli.choice("gather", gather, {"all", "root", "none"},
                  "where every cell goes after the loop: every rank, rank 0, or nowhere (each rank keeps its own)");
     cli.flag("verify", verify, "also run the serial loop on rank 0 and compare the results bit for bit");
     thread_level_option(cli, level);
-  }
-
-  selfsched::wavefront_options wavefront() const {
-    selfsched::wavefront_options o;
-    o.technique = technique;
-    o.sync_points = sync_points;
-    o.min_chunk = min_chunk;
-    o.max_chunk = max_chunk;
-    return o;
   }
 
   int gather_to() const {

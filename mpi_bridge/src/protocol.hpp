@@ -65,19 +65,24 @@ constexpr int refill_header = 5;  // index, n, site, min, max; then triples
 constexpr int batch_header = 1;   // index; then triples
 constexpr int chunk_note_length = 3;  // finished, cancel: index, start, size
 
-// A message of int64 with `tag` from `source` (or MPI_ANY_SOURCE), if one
-// has arrived: received into `into`; its sender.
-inline std::optional<int> receive_int64s(MPI_Comm comm, int source, int tag, std::vector<std::int64_t>& into) {
+// A message of `type` elements with `tag` from `source` (or
+// MPI_ANY_SOURCE), if one has arrived: received into `into`; its sender.
+template <typename T>
+std::optional<int> receive_any(MPI_Comm comm, int source, int tag, MPI_Datatype type, std::vector<T>& into) {
   int arrived = 0;
   MPI_Message handle;
   MPI_Status status;
   MPI_Improbe(source, tag, comm, &arrived, &handle, &status);
   if (!arrived) return std::nullopt;
   int count = 0;
-  MPI_Get_count(&status, MPI_INT64_T, &count);
-  into.assign(static_cast<std::size_t>(count), 0);
-  MPI_Mrecv(into.data(), count, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+  MPI_Get_count(&status, type, &count);
+  into.resize(static_cast<std::size_t>(count));
+  MPI_Mrecv(into.data(), count, type, &handle, MPI_STATUS_IGNORE);
   return status.MPI_SOURCE;
+}
+
+inline std::optional<int> receive_int64s(MPI_Comm comm, int source, int tag, std::vector<std::int64_t>& into) {
+  return receive_any(comm, source, tag, MPI_INT64_T, into);
 }
 
 }  // namespace selfsched::mpi::detail

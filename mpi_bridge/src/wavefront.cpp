@@ -277,19 +277,14 @@ void distributed_wavefront::fetch() {
 }
 
 void distributed_wavefront::receive_announcements() {
-  for (;;) {
-    int arrived = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    MPI_Improbe(MPI_ANY_SOURCE, tag_announce, comm_, &arrived, &handle, &status);
-    if (!arrived) return;
-    std::int64_t note[2];
-    MPI_Mrecv(note, 2, MPI_INT64_T, &handle, MPI_STATUS_IGNORE);
+  std::vector<std::int64_t> note;  // start, size
+  while (const std::optional<int> from = receive_int64s(comm_, MPI_ANY_SOURCE, tag_announce, note)) {
+    if (note.size() != 2) fail("a malformed chunk announcement from rank " + std::to_string(*from));
     ++announcements_;
     std::lock_guard lock(mutex_);
-    starts_[note[0]] = status.MPI_SOURCE;
+    starts_[note[0]] = *from;
     for (outer_chunk& o : outers_)
-      if (o.span.start + o.span.size == note[0]) o.successor = status.MPI_SOURCE;
+      if (o.span.start + o.span.size == note[0]) o.successor = *from;
   }
 }
 
@@ -309,17 +304,9 @@ std::vector<chunk> distributed_wavefront::own_within(chunk band) const {
 
 void distributed_wavefront::receive_boundaries() {
   std::vector<std::byte> message;
-  for (;;) {
-    int arrived = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    MPI_Improbe(MPI_ANY_SOURCE, tag_boundary, comm_, &arrived, &handle, &status);
-    if (!arrived) return;
-    int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
-    message.resize(static_cast<std::size_t>(count));
-    MPI_Mrecv(message.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+  while (const std::optional<int> sender = receive_any(comm_, MPI_ANY_SOURCE, tag_boundary, MPI_BYTE, message)) {
     std::int64_t header[header_length];
+    if (message.size() < sizeof header) fail("a boundary without its header from rank " + std::to_string(*sender));
     std::memcpy(header, message.data(), sizeof header);
     const iter_t start = header[0], t = header[1];
 
@@ -328,7 +315,7 @@ void distributed_wavefront::receive_boundaries() {
     for (outer_chunk& o : outers_)
       if (o.span.start == start) to = &o;
     if (to == nullptr || to->received.load(std::memory_order_relaxed) != t)
-      fail("a boundary from rank " + std::to_string(status.MPI_SOURCE) + " for a chunk at " + std::to_string(start) +
+      fail("a boundary from rank " + std::to_string(*sender) + " for a chunk at " + std::to_string(start) +
            ", interval " + std::to_string(t) + ", that this rank does not expect");
     // Cells of columns this rank computes itself stay as they are (they
     // only come back when a narrow chunk forwards them).
@@ -349,6 +336,7 @@ void distributed_wavefront::receive_boundaries() {
       }
       return true;
     });
+    if (from != end) fail("a boundary longer than its cells from rank " + std::to_string(*sender));
     to->received.store(t + 1, std::memory_order_release);
   }
 }
