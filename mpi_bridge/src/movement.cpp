@@ -153,4 +153,43 @@ void reduce(MPI_Comm comm, const options::reduction& r) {
   else MPI_Reduce(rank == r.root ? MPI_IN_PLACE : r.buffer, r.buffer, r.count, r.type, r.op, r.root, comm);
 }
 
+// Bytes beyond what one MPI call takes go in pieces of 1 GiB.
+constexpr std::size_t piece = std::size_t{1} << 30;
+
+void gather_cells(MPI_Comm comm, const wavefront_plan& plan, const wavefront_call& call, std::span<const chunk> own,
+                  int root) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::vector<std::vector<chunk>> lists = chunk_lists(comm, root, own);
+  const iter_t rows = plan.extents[plan.sync_dim];
+  const auto each_cell = [&](std::span<const chunk> chunks, auto&& visit) {  // in one order on every rank
+    for (const chunk c : chunks)
+      for_each_run(plan, c, 0, rows, [&](const iter_t* x, int dim, iter_t count) {
+        std::int64_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
+        for (iter_t k = 0; k < count; ++k, ++at[dim]) visit(call.cell(call.context, at));
+        return true;
+      });
+  };
+  for (int r = 0; r < size; ++r) {
+    const bool receives = root == all_ranks ? rank != r : rank == root && r != root;
+    if (rank != r && !receives) continue;
+    if (root != all_ranks && r == root) continue;  // the root keeps its own
+    const std::span<const chunk> chunks = rank == r ? own : std::span<const chunk>(lists[static_cast<std::size_t>(r)]);
+    iter_t cells = 0;
+    for (const chunk c : chunks) cells += plan.iterations(c);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(cells) * call.cell_bytes);
+    std::byte* at = bytes.data();
+    if (rank == r) each_cell(chunks, [&](const void* cell) { std::memcpy(at, cell, call.cell_bytes), at += call.cell_bytes; });
+    for (std::size_t done = 0; done < bytes.size(); done += piece) {
+      const int count = static_cast<int>(std::min(piece, bytes.size() - done));
+      if (root == all_ranks) MPI_Bcast(bytes.data() + done, count, MPI_BYTE, r, comm);
+      else if (rank == r) MPI_Send(bytes.data() + done, count, MPI_BYTE, root, tag_rows, comm);
+      else MPI_Recv(bytes.data() + done, count, MPI_BYTE, r, tag_rows, comm, MPI_STATUS_IGNORE);
+    }
+    const std::byte* from = bytes.data();
+    if (rank != r) each_cell(chunks, [&](void* cell) { std::memcpy(cell, from, call.cell_bytes), from += call.cell_bytes; });
+  }
+}
+
 }  // namespace selfsched::mpi::detail

@@ -7,7 +7,9 @@
 #include <span>
 #include <vector>
 
+#include "selfsched/core/wavefront.hpp"
 #include "selfsched/mpi.hpp"
+#include "selfsched/mpi_wavefront.hpp"
 
 namespace selfsched::mpi::detail {
 
@@ -20,5 +22,10 @@ std::vector<chunk> settle_copies(MPI_Comm comm, std::span<const chunk> own);
 void gather_fixed_rows(MPI_Comm comm, const options::fixed_rows& rows, std::span<const chunk> own);
 void gather_variable_rows(MPI_Comm comm, const options::variable_rows& rows, std::span<const chunk> own);
 void reduce(MPI_Comm comm, const options::reduction& r);
+
+// A dependence loop's cells (wavefront.cpp): those of the chunks (of c')
+// each rank ran, to `root` or every rank (all_ranks). Collective.
+void gather_cells(MPI_Comm comm, const wavefront_plan& plan, const wavefront_call& call, std::span<const chunk> own,
+                  int root);
 
 }  // namespace selfsched::mpi::detail

@@ -36,6 +36,7 @@
 
 #include "engine.hpp"
 #include "fatal.hpp"
+#include "movement.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock, settings, warn
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
@@ -433,73 +434,6 @@ void distributed_wavefront::fill(wavefront_report& report) const {
   report.boundary_bytes = boundary_bytes_;
 }
 
-// ------------------------------------------------------------ moving cells
-
-// Bytes beyond what one MPI call takes go in pieces of 1 GiB.
-constexpr std::size_t piece = std::size_t{1} << 30;
-
-void broadcast_bytes(std::vector<std::byte>& bytes, int root, MPI_Comm comm) {
-  for (std::size_t at = 0; at < bytes.size(); at += piece)
-    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(piece, bytes.size() - at)), MPI_BYTE, root, comm);
-}
-
-void exchange_bytes(std::vector<std::byte>& bytes, int from, int to, int rank, MPI_Comm comm) {
-  for (std::size_t at = 0; at < bytes.size(); at += piece) {
-    const int count = static_cast<int>(std::min(piece, bytes.size() - at));
-    if (rank == from) MPI_Send(bytes.data() + at, count, MPI_BYTE, to, 0, comm);
-    else MPI_Recv(bytes.data() + at, count, MPI_BYTE, from, 0, comm, MPI_STATUS_IGNORE);
-  }
-}
-
-// Every rank's cells to `root` (or to all): each rank's chunk list first, so
-// receivers know where the bytes go.
-void gather_cells(const wavefront_call& call, const wavefront_plan& plan, const std::vector<chunk>& own, int root,
-                  MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const int mine = static_cast<int>(own.size());
-  std::vector<int> counts(static_cast<std::size_t>(size)), displacements(static_cast<std::size_t>(size));
-  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  int total = 0;
-  for (int r = 0; r < size; ++r) displacements[r] = 2 * total, total += counts[r], counts[r] *= 2;
-  std::vector<std::int64_t> flat, all(2 * static_cast<std::size_t>(total));
-  for (const chunk c : own) flat.push_back(c.start), flat.push_back(c.size);
-  MPI_Allgatherv(flat.data(), 2 * mine, MPI_INT64_T, all.data(), counts.data(), displacements.data(), MPI_INT64_T,
-                 comm);
-
-  const iter_t rows = plan.extents[plan.sync_dim];
-  const auto cells = [&](int r, auto&& visit) {  // every cell of rank r's chunks, in one order
-    for (int k = 0; k < counts[r] / 2; ++k) {
-      const chunk c{all[displacements[r] + 2 * k], all[displacements[r] + 2 * k + 1]};
-      for_each_run(plan, c, 0, rows, [&](const iter_t* x, int dim, iter_t count) {
-        std::int64_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
-        for (iter_t j = 0; j < count; ++j, ++at[dim]) visit(call.cell(call.context, at));
-        return true;
-      });
-    }
-  };
-  for (int r = 0; r < size; ++r) {
-    if (root != all_ranks && r == root) continue;  // nothing to send to itself
-    const bool receives = root == all_ranks ? rank != r : rank == root;
-    if (rank != r && !receives) continue;
-    iter_t bytes = 0;
-    for (int k = 0; k < counts[r] / 2; ++k)
-      bytes += plan.iterations({all[displacements[r] + 2 * k], all[displacements[r] + 2 * k + 1]});
-    std::vector<std::byte> buffer(static_cast<std::size_t>(bytes) * call.cell_bytes);
-    if (rank == r) {
-      std::byte* to = buffer.data();
-      cells(r, [&](const void* cell) { std::memcpy(to, cell, call.cell_bytes), to += call.cell_bytes; });
-    }
-    if (root == all_ranks) broadcast_bytes(buffer, r, comm);
-    else exchange_bytes(buffer, r, root, rank, comm);
-    if (rank != r) {
-      const std::byte* from = buffer.data();
-      cells(r, [&](void* cell) { std::memcpy(cell, from, call.cell_bytes), from += call.cell_bytes; });
-    }
-  }
-}
-
 [[noreturn]] void refuse(const std::string& why) { throw wavefront_error("selfsched::mpi::wavefront: " + why); }
 
 }  // namespace
@@ -575,7 +509,7 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
     own = w.own_chunks();
   }
   e.loop_end();  // outside any parallel region: the ranks' checkpoint, the region's moves
-  if (call.gather != no_gather && e.size() > 1) gather_cells(call, plan, own, call.gather, e.comm());
+  if (call.gather != no_gather && e.size() > 1) gather_cells(e.comm(), plan, call, own, call.gather);
   if (s.verbose && e.rank() == 0)
     omp::bridge::warn("MPI wavefront over %d ranks: outer %s (%s), threads %s, u_s = %d, u_c = %d, skew %lld, "
                       "#SP %lld, SI %lld, halo %lld",
