@@ -38,6 +38,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "selfsched/core/scheduler.hpp"
@@ -59,6 +60,7 @@ struct message {
   iter_t done = 0;           // request: the previous chunk's size
   double seconds = 0;        // and its time
   std::vector<chunk> chunks; // batch
+  std::vector<iter_t> sequences;  // batch: each chunk's place in hand-out order (dependence loops)
   std::vector<std::pair<int, std::pair<iter_t, double>>> timings;  // batch_request: workers' (size, seconds)
 };
 
@@ -376,7 +378,7 @@ void node_master_actor(world* w, int m, int first, int last) {
   sg4::Mailbox* box = own_mailbox(master_box(m));
   sg4::Mailbox* super = mailbox("supermaster");
   const auto node_size = static_cast<std::size_t>(last - first);
-  std::deque<chunk> pool;
+  std::deque<std::pair<chunk, iter_t>> pool;  // chunk, its place in hand-out order
   std::deque<int> waiting;  // workers whose request found the pool empty
   std::vector<std::pair<int, std::pair<iter_t, double>>> timings;
   bool asked = false, exhausted = false;
@@ -397,7 +399,7 @@ void node_master_actor(world* w, int m, int first, int last) {
     if (msg->what == message::batch) {
       asked = false;
       if (msg->chunks.empty()) exhausted = true;
-      pool.insert(pool.end(), msg->chunks.begin(), msg->chunks.end());
+      for (std::size_t j = 0; j < msg->chunks.size(); ++j) pool.push_back({msg->chunks[j], msg->sequences[j]});
     } else if (msg->what == message::lost) {
       --active;  // what it held is finished by a copy
     } else if (resilient && w->dead[static_cast<std::size_t>(msg->worker)]) {
@@ -406,10 +408,12 @@ void node_master_actor(world* w, int m, int first, int last) {
       if (msg->done > 0) timings.push_back({msg->worker, {msg->done, msg->seconds}});
       waiting.push_back(msg->worker);
     }
+    // Oldest first: every worker gets its chunks in increasing order, as
+    // a dependence loop needs (the runtime's node masters do so for them).
     while (!waiting.empty() && (!pool.empty() || exhausted)) {
       auto* ans = new message{message::answer, waiting.front()};
       if (!pool.empty()) {
-        ans->c = pool.front();
+        std::tie(ans->c, ans->sequence) = pool.front();
         pool.pop_front();
       }
       if (resilient) {
@@ -443,6 +447,7 @@ void supermaster_actor(world* w, std::vector<std::pair<int, int>> nodes) {
       const chunk c = w->next(k);
       if (c.size == 0) break;
       ans->chunks.push_back(c);
+      ans->sequences.push_back(w->out.chunks - 1);
     }
     if (ans->chunks.empty() && !finished[static_cast<std::size_t>(req->worker)]) {
       finished[static_cast<std::size_t>(req->worker)] = true;

@@ -124,7 +124,7 @@ struct run_spec {
   // Dependence loops (seed 000's mechanism S, sec. 3): the n iterations are
   // the columns of a rows x n wavefront (each point needs its left and upper
   // neighbours), and an iteration's cost is its whole column's. Chunks of
-  // columns go out in order (an s-* or sw-* technique, master transport);
+  // columns go out in order (an s-* or sw-* technique, any transport);
   // the worker of chunk k runs it in intervals of SI = ceil(rows / #SP) rows,
   // interval t once the worker of chunk k-1 has finished it and sent its
   // boundary, boundary_bytes a row, straight to it (seed 000's send-to /
