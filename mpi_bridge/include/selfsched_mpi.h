@@ -19,12 +19,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "selfsched_wavefront.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* A gather or reduction target meaning "every rank". */
 #define SELFSCHED_MPI_ALL_RANKS (-1)
+/* selfsched_mpi_wavefront's gather: no cell moves after the loop. */
+#define SELFSCHED_MPI_NO_GATHER (-2)
 
 typedef struct selfsched_mpi_options selfsched_mpi_options;
 typedef struct selfsched_mpi_region selfsched_mpi_region;
@@ -66,6 +70,22 @@ int selfsched_mpi_set_transport(selfsched_mpi_options* options, const char* tran
 selfsched_mpi_region* selfsched_mpi_region_begin(MPI_Comm comm, const selfsched_mpi_options* options);
 /* Collective; returns 0. */
 int selfsched_mpi_region_end(selfsched_mpi_region* region);
+
+/* A dependence loop across the region's ranks (selfsched/mpi_wavefront.hpp
+ * has the rules): the problem and `run` as for selfsched_wavefront_runs
+ * (selfsched_wavefront.h; options->technique is the threads', min_chunk and
+ * max_chunk bound the ranks' chunks); cell(context, index) points to the
+ * cell_bytes bytes of iteration index's result, which only that iteration
+ * writes. gather: a rank, SELFSCHED_MPI_ALL_RANKS or SELFSCHED_MPI_NO_GATHER.
+ * Collective, on the thread that created the region. Returns 0 (report, if
+ * not NULL, is this rank's threads'), or -1 on every rank alike when the
+ * problem or the options are invalid (one message on stderr, nothing ran).
+ * A run callback that returns non-zero ends the job with a message. */
+int selfsched_mpi_wavefront(selfsched_mpi_region* region, int rank, const int64_t* extents,
+                            const int64_t* dependences, int dependence_count,
+                            const selfsched_wavefront_options* options, selfsched_wavefront_run run,
+                            void* (*cell)(void* context, const int64_t* index), size_t cell_bytes, void* context,
+                            int gather, selfsched_wavefront_report* report);
 
 #ifdef __cplusplus
 }

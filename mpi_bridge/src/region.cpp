@@ -6,6 +6,7 @@
 
 #include "engine.hpp"
 #include "selfsched/mpi.hpp"
+#include "selfsched/mpi_wavefront.hpp"
 #include "selfsched_mpi.h"
 
 namespace selfsched::mpi {
@@ -164,6 +165,56 @@ selfsched_mpi_region* selfsched_mpi_region_begin(MPI_Comm comm, const selfsched_
 int selfsched_mpi_region_end(selfsched_mpi_region* region) {
   delete region;
   return 0;
+}
+
+int selfsched_mpi_wavefront(selfsched_mpi_region* region, int rank, const int64_t* extents,
+                            const int64_t* dependences, int dependence_count,
+                            const selfsched_wavefront_options* options, selfsched_wavefront_run run,
+                            void* (*cell)(void* context, const int64_t* index), size_t cell_bytes, void* context,
+                            int gather, selfsched_wavefront_report* report) {
+  // The same answer on every rank: all pass the same arguments.
+  if (region == nullptr || extents == nullptr || run == nullptr || cell == nullptr ||
+      (dependence_count > 0 && dependences == nullptr)) {
+    std::fprintf(stderr, "selfsched_mpi_wavefront: region, extents, run, cell and (when dependence_count > 0) "
+                         "dependences must not be NULL\n");
+    return -1;
+  }
+  selfsched::wavefront_options o;
+  if (options != nullptr) {
+    o.technique = options->technique != nullptr ? options->technique : "";
+    o.sync_points = options->sync_points;
+    o.chunk_dim = options->chunk_dim;
+    o.sync_dim = options->sync_dim;
+    o.threads = options->threads;
+    o.min_chunk = options->min_chunk;
+    o.max_chunk = options->max_chunk;
+  }
+  selfsched::mpi::detail::wavefront_call call;
+  call.rank = rank;
+  call.extents = extents;
+  call.dependences = dependences;
+  call.dependence_count = dependence_count;
+  call.options = &o;
+  call.run = run;
+  call.cell = cell;
+  call.failure = [](void*) { return "its run callback returned non-zero"; };
+  call.context = context;
+  call.cell_bytes = cell_bytes;
+  call.gather = gather;
+  try {
+    const selfsched::mpi::wavefront_report r = selfsched::mpi::detail::run_wavefront(region->cpp, call);
+    if (report != nullptr) {
+      selfsched_wavefront_chunk* log = report->chunk_log;
+      const int64_t capacity = report->chunk_log_capacity;
+      *report = r.threads;
+      report->chunk_log = log;  // no chunk log across ranks
+      report->chunk_log_capacity = capacity;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return -1;
+  }
 }
 
 }  // extern "C"

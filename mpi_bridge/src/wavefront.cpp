@@ -458,6 +458,10 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
     refuse("min_chunk " + std::to_string(o.min_chunk) + " exceeds max_chunk " + std::to_string(o.max_chunk));
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
 
+  if (call.rank < 2 || call.rank > wavefront_max_rank)
+    refuse("rank " + std::to_string(call.rank) + " is not supported; valid: 2, 3");
+  if (call.dependence_count < 0)
+    refuse("dependence_count " + std::to_string(call.dependence_count) + " must be >= 0");
   wavefront_problem problem;
   problem.rank = call.rank;
   for (int d = 0; d < call.rank; ++d) problem.extents[d] = call.extents[d];
