@@ -1,5 +1,5 @@
-// The simulation itself (sim.hpp): a star platform, the transports' actors,
-// and the child process each run happens in.
+// The simulation itself (sim.hpp): a star platform and the transports'
+// actors; each run happens in a child process (child.hpp).
 //
 // Platform: every host (workers, masters, the supermaster) has its own link
 // (bandwidth, latency) to the centre of a star, so the messages of many
@@ -24,14 +24,11 @@
 // node masters; a node master serves its workers from its pool and asks for
 // the next batch when the pool falls to half, so its workers rarely wait
 // for the supermaster.
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -41,6 +38,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "child.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "selfsched/sim.hpp"
@@ -646,34 +644,6 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   return w.out;
 }
 
-// The result through a pipe: fixed fields, then the vectors.
-template <typename T>
-void write_all(int fd, const T* data, std::size_t count) {
-  const char* p = reinterpret_cast<const char*>(data);
-  std::size_t left = count * sizeof(T);
-  while (left > 0) {
-    const ssize_t wrote = ::write(fd, p, left);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) _exit(3);
-    p += wrote;
-    left -= static_cast<std::size_t>(wrote);
-  }
-}
-
-template <typename T>
-bool read_all(int fd, T* data, std::size_t count) {
-  char* p = reinterpret_cast<char*>(data);
-  std::size_t left = count * sizeof(T);
-  while (left > 0) {
-    const ssize_t got = ::read(fd, p, left);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    p += got;
-    left -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
 }  // namespace
 
 result simulate(const platform_spec& platform, const run_spec& run) {
@@ -690,70 +660,17 @@ result simulate(const platform_spec& platform, const run_spec& run) {
     cached = run.costs.costs(run.n);
     cached_key = key;
   }
-  std::fflush(nullptr);  // or the child would write what the parent buffered
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error(std::string("selfsched-sim: pipe: ") + std::strerror(errno));
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error(std::string("selfsched-sim: fork: ") + std::strerror(errno));
-  if (child == 0) {
-    close(fds[0]);
-    int status = 0;
-    result r;
-    std::string error;
-    try {
-      r = simulate_here(platform, run, cached);
-    } catch (const std::exception& e) {
-      error = e.what();
-      status = 1;
-    }
-    write_all(fds[1], &status, 1);
-    if (status != 0) {
-      const std::uint64_t length = error.size();
-      write_all(fds[1], &length, 1);
-      write_all(fds[1], error.data(), error.size());
-    } else {
-      const double fixed[4] = {r.makespan, r.ideal, r.efficiency, r.master_busy};
-      const std::int64_t counts[5] = {r.chunks, r.messages, static_cast<std::int64_t>(r.busy.size()),
-                                      static_cast<std::int64_t>(r.chunk_log.size()), r.reexecuted};
-      write_all(fds[1], fixed, 4);
-      write_all(fds[1], counts, 5);
-      write_all(fds[1], r.busy.data(), r.busy.size());
-      write_all(fds[1], r.chunk_log.data(), r.chunk_log.size());
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
+  const std::string bytes = detail::in_child([&] {
+    const result r = simulate_here(platform, run, cached);
+    detail::bytes_out out;
+    out.put(r.makespan).put(r.ideal).put(r.efficiency).put(r.master_busy);
+    out.put(r.chunks).put(r.messages).put(r.reexecuted).put(r.busy).put(r.chunk_log);
+    return out.take();
+  });
   result r;
-  int status = -1;
-  bool ok = read_all(fds[0], &status, 1);
-  std::string error;
-  if (ok && status != 0) {
-    std::uint64_t length = 0;
-    ok = read_all(fds[0], &length, 1) && length < (1u << 20);
-    if (ok) {
-      error.resize(length);
-      ok = read_all(fds[0], error.data(), length);
-    }
-  } else if (ok) {
-    double fixed[4];
-    std::int64_t counts[5];
-    ok = read_all(fds[0], fixed, 4) && read_all(fds[0], counts, 5) && counts[2] >= 0 && counts[3] >= 0;
-    if (ok) {
-      r.makespan = fixed[0], r.ideal = fixed[1], r.efficiency = fixed[2], r.master_busy = fixed[3];
-      r.chunks = counts[0], r.messages = counts[1], r.reexecuted = counts[4];
-      r.busy.resize(static_cast<std::size_t>(counts[2]));
-      r.chunk_log.resize(static_cast<std::size_t>(counts[3]));
-      ok = read_all(fds[0], r.busy.data(), r.busy.size()) && read_all(fds[0], r.chunk_log.data(), r.chunk_log.size());
-    }
-  }
-  close(fds[0]);
-  int wait_status = 0;
-  waitpid(child, &wait_status, 0);
-  if (ok && status == 1) throw sim_error(error);
-  if (!ok || !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
-    throw std::runtime_error("selfsched-sim: the simulation process failed (status " + std::to_string(wait_status) +
-                             ")");
+  detail::bytes_in in(bytes);
+  in.get(r.makespan), in.get(r.ideal), in.get(r.efficiency), in.get(r.master_busy);
+  in.get(r.chunks), in.get(r.messages), in.get(r.reexecuted), in.get(r.busy), in.get(r.chunk_log);
   return r;
 }
 
