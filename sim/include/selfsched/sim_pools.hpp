@@ -1,0 +1,81 @@
+// selfsched::sim task pools: seed 001's dynamic scheduling strategies for
+// algorithms that create work as they run (Smith & Schnabel, secs. 3-5),
+// simulated on SimGrid with the same task order the runtime's pools use
+// (core/task_queue.hpp).
+//
+// The work is a tree like seed 001's global optimization: level-0
+// subregions, each sampled (a short task) and then split into two
+// subregions of the next level until `levels`, each also starting some
+// local minimizations (long tasks of random length) at its level. Subregions
+// go before minimizations of their level, lower levels before higher ones.
+//
+// Processors compute tasks and handle messages between them (not during
+// one: a request waits for the task in progress), each message costing the
+// processor `message_seconds` of its time, on both ends, plus the link's
+// latency. Strategies (seed 001 sec. 3, Figs. 1-3):
+//   central    a master processor holds every task; a processor sends it the
+//              tasks it created with its request for the next one.
+//   mediation  local queues; a processor tells the mediator (one more
+//              processor) when it has surplus (two or more tasks) or none,
+//              asks it when idle; the mediator tells a processor with
+//              surplus to send a task to the one that asked.
+//   receiver   local queues; an idle processor asks a random one, which
+//              gives half of its tasks if it holds two or more, highest
+//              priority first (application-dependent), else passes the
+//              request on, at most processors - 1 times; a request no one
+//              could serve is answered no, and the asker asks again after a
+//              pause.
+//   receiver-threshold  the same, giving the lowest-priority tasks
+//              (application-independent: whatever the task).
+//   hier-mediation  a mediator per node of processors, matching inside the
+//              node, and a top mediator between the nodes (seed 001 sec. 5.4).
+// Termination is not simulated (the run ends when the last task does).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace selfsched::sim {
+
+enum class pool_strategy { central, mediation, receiver, receiver_threshold, hier_mediation };
+
+struct task_tree_spec {
+  int roots = 8;                       // level-0 subregions
+  int levels = 4;                      // a subregion of level < levels - 1 splits in two
+  double subregion_seconds = 0.05;     // sampling a subregion
+  double minimization_seconds = 1.0;   // a local minimization's mean (exponential)
+  double minimizations = 1.0;          // mean local minimizations a subregion starts
+  std::uint64_t seed = 1;
+};
+
+struct pool_spec {
+  pool_strategy strategy = pool_strategy::mediation;
+  int processors = 8;                  // computing ones; masters and mediators come on top
+  int nodes = 4;                       // hier-mediation: node mediators (processors split evenly)
+  double message_seconds = 0.01;       // a processor's time per message, sending or taking in
+  double latency = 1e-3;               // per link (each processor has one to the network)
+  int async_levels = 1;                // the asynchronicity level (seed 001 sec. 3.2); 0: no limit
+  task_tree_spec tree;
+};
+
+struct pool_result {
+  double makespan = 0;                 // simulated seconds until the last task ended
+  double work = 0;                     // seconds of all tasks together
+  std::vector<double> utilization;     // per computing processor: share of the makespan computing
+  double master_utilization = 0;       // central / mediation: the master's or mediator's busy share; hier: the busiest
+  std::int64_t tasks = 0;              // tasks run (each exactly once)
+  std::int64_t transfers = 0;          // tasks moved between computing processors (or via the master)
+  std::int64_t messages = 0;
+};
+
+// Tasks of the tree (for checks).
+std::int64_t tree_tasks(const task_tree_spec& tree);
+
+// Runs it in a child process; sim_error on bad input (names the value).
+pool_result simulate_pool(const pool_spec& spec);
+
+pool_strategy parse_pool_strategy(const std::string& name);  // sim_error naming the valid ones
+const char* pool_strategy_name(pool_strategy s);
+
+}  // namespace selfsched::sim

@@ -1,0 +1,532 @@
+// Task pools on simulated processors (sim_pools.hpp): the task tree, the
+// processors and the masters or mediators as SimGrid actors. Hosts run at
+// one flop/s, so an actor's execute(x) is x simulated seconds of its time.
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "child.hpp"
+#include "selfsched/core/task_queue.hpp"
+#include "selfsched/sim.hpp"
+#include "selfsched/sim_pools.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace selfsched::sim {
+namespace {
+
+struct tree_task {
+  int level = 0;
+  bool subregion = true;
+  double seconds = 0;
+  std::vector<int> children;  // created when it ends, on the processor that ran it
+};
+
+// Subregions before minimizations of their level (seed 001 sec. 3.2).
+double priority_of(const tree_task& t) { return t.subregion ? 1 : 0; }
+
+std::vector<tree_task> make_tree(const task_tree_spec& spec) {
+  std::mt19937_64 random(spec.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<tree_task> tree;
+  std::deque<int> subregions;
+  for (int r = 0; r < spec.roots; ++r) {
+    tree.push_back({0, true, spec.subregion_seconds, {}});
+    subregions.push_back(static_cast<int>(tree.size()) - 1);
+  }
+  while (!subregions.empty()) {
+    const int s = subregions.front();
+    subregions.pop_front();
+    const int level = tree[static_cast<std::size_t>(s)].level;
+    const double whole = std::floor(spec.minimizations);
+    const int starts = static_cast<int>(whole) + (unit(random) < spec.minimizations - whole ? 1 : 0);
+    for (int k = 0; k < starts; ++k) {
+      tree.push_back({level, false, -std::log(1 - unit(random)) * spec.minimization_seconds, {}});
+      tree[static_cast<std::size_t>(s)].children.push_back(static_cast<int>(tree.size()) - 1);
+    }
+    if (level + 1 < spec.levels)
+      for (int k = 0; k < 2; ++k) {
+        tree.push_back({level + 1, true, spec.subregion_seconds, {}});
+        const int child = static_cast<int>(tree.size()) - 1;
+        tree[static_cast<std::size_t>(s)].children.push_back(child);
+        subregions.push_back(child);
+      }
+  }
+  return tree;
+}
+
+struct pool_message {
+  enum kind { tasks, request, no_work, level_done, demand, stop };
+  explicit pool_message(kind k, int f = -1, int h = 0, std::vector<int> i = {})
+      : what(k), from(f), hops(h), items(std::move(i)) {}
+  kind what;
+  int from = -1;            // request: the processor that asked
+  int hops = 0;             // request (receiver): how often it was passed on
+  std::vector<int> items;   // tasks: task ids; central's request: the tasks created
+};
+
+struct pool_world {
+  pool_spec spec;
+  std::vector<tree_task> tree;
+  std::int64_t remaining = 0;
+  bool done = false;
+  std::vector<double> busy;
+  std::vector<double> master_busy;  // per master or mediator
+  std::int64_t tasks_run = 0, transfers = 0, messages = 0;
+  std::vector<sg4::Mailbox*> processors, mediators;  // mediators: central's master, or the mediators
+  sg4::Mailbox* top = nullptr;                        // hier-mediation
+  std::mt19937_64 random{12345};
+  std::vector<std::int64_t> outstanding;  // per level: tasks created and not finished
+
+  // The last completed global iteration (seed 001 sec. 3.2), known to every
+  // processor at once here (the status messages that spread it are not
+  // simulated).
+  int completed() const {
+    for (std::size_t level = 0; level < outstanding.size(); ++level)
+      if (outstanding[level] > 0) return static_cast<int>(level) - 1;
+    return static_cast<int>(outstanding.size());
+  }
+  bool independent() const { return spec.strategy == pool_strategy::receiver_threshold; }
+
+  int node_of(int p) const {
+    const int per = (spec.processors + spec.nodes - 1) / spec.nodes;
+    return p / per;
+  }
+  // Sending costs the sender message_seconds of its time (then the link's latency).
+  void send(sg4::Mailbox* to, pool_message* m) {
+    if (done) return delete m;  // the last task has ended: nobody listens any more
+    sg4::this_actor::execute(spec.message_seconds);
+    ++messages;
+    to->put_init(m, 64 + 8 * m->items.size())->detach();
+  }
+  // Taking one in costs the same.
+  std::unique_ptr<pool_message> take(sg4::Mailbox* box) {
+    std::unique_ptr<pool_message> m(box->get<pool_message>());
+    sg4::this_actor::execute(spec.message_seconds);
+    return m;
+  }
+  void stop_everyone() {
+    done = true;
+    for (sg4::Mailbox* box : processors) box->put_init(new pool_message{pool_message::stop}, 0)->detach();
+    for (sg4::Mailbox* box : mediators) box->put_init(new pool_message{pool_message::stop}, 0)->detach();
+    if (top) top->put_init(new pool_message{pool_message::stop}, 0)->detach();
+  }
+  bool central() const { return spec.strategy == pool_strategy::central; }
+  bool receiver() const {
+    return spec.strategy == pool_strategy::receiver || spec.strategy == pool_strategy::receiver_threshold;
+  }
+  sg4::Mailbox* mediator_of(int p) const {
+    return spec.strategy == pool_strategy::hier_mediation ? mediators[static_cast<std::size_t>(node_of(p))]
+                                                          : mediators[0];
+  }
+};
+
+std::string payload(int id) { return std::string(reinterpret_cast<const char*>(&id), sizeof id); }
+int id_of(const queued_task& t) {
+  int id = 0;
+  std::memcpy(&id, t.payload.data(), sizeof id);
+  return id;
+}
+
+sg4::Mailbox* own_box(const std::string& name) {
+  sg4::Mailbox* box = sg4::Mailbox::by_name(name);
+  box->set_receiver(sg4::Actor::self());  // short messages travel eagerly
+  return box;
+}
+
+class processor {
+ public:
+  processor(pool_world* w, int me) : w_(w), me_(me) {}
+
+  void operator()() {
+    sg4::Mailbox* box = own_box("processor-" + std::to_string(me_));
+    if (!w_->central())
+      for (int r = me_; r < w_->spec.tree.roots; r += w_->spec.processors) push(r);
+    std::vector<int> created;  // central: sent with the next request
+    while (!w_->done) {
+      while (box->ready() && !w_->done) handle(w_->take(box), created);
+      if (w_->done) break;
+      if (w_->central()) {
+        if (!asked_) {
+          w_->send(w_->mediators[0], new pool_message{pool_message::request, me_, 0, created});
+          created.clear();
+          asked_ = true;
+        }
+      } else if (std::optional<queued_task> t = next()) {
+        run(id_of(*t), nullptr);
+        queue_.finish(t->level);
+        offer();
+        continue;
+      } else if (!asked_ && wants_work()) {
+        ask();
+      }
+      // Wait for a message: tasks, or the news that an iteration completed
+      // (the processor's own tasks may have become current).
+      handle(w_->take(box), created);
+    }
+  }
+
+ private:
+  // Seed 001's scheduling: current tasks only (within the asynchronicity
+  // level of the last completed iteration); beyond them only once a request
+  // for work was denied. The application-independent policy never knows
+  // which tasks are current, so it is never denied: it waits.
+  std::optional<queued_task> next() {
+    if (std::optional<queued_task> t = queue_.pop_current(w_->completed())) return t;
+    if (denied_ && !w_->independent()) return queue_.pop_any();
+    return std::nullopt;
+  }
+  // When to ask: no current task (application-dependent), or fewer than two
+  // tasks of any kind (the threshold policy).
+  bool wants_work() const {
+    return w_->independent() ? queue_.queued() < 2 : queue_.queued_current(w_->completed()) == 0;
+  }
+
+  void push(int id) {
+    const tree_task& t = w_->tree[static_cast<std::size_t>(id)];
+    queue_.push(payload(id), t.level, priority_of(t));
+  }
+
+  void run(int id, std::vector<int>* created) {
+    const tree_task& t = w_->tree[static_cast<std::size_t>(id)];
+    sg4::this_actor::execute(t.seconds);
+    w_->busy[static_cast<std::size_t>(me_)] += t.seconds;
+    ++w_->tasks_run;
+    for (int child : t.children) {
+      ++w_->outstanding[static_cast<std::size_t>(w_->tree[static_cast<std::size_t>(child)].level)];
+      if (created) created->push_back(child);
+      else push(child);
+    }
+    const int before = w_->completed();
+    --w_->outstanding[static_cast<std::size_t>(t.level)];
+    if (--w_->remaining == 0) return w_->stop_everyone();
+    // A global iteration completed: tell every processor (and central's
+    // master), as seed 001's computation status messages do.
+    if (w_->completed() != before && w_->spec.async_levels > 0) {
+      for (int p = 0; p < w_->spec.processors; ++p)
+        if (p != me_) w_->send(w_->processors[static_cast<std::size_t>(p)], new pool_message{pool_message::level_done});
+      if (w_->central()) w_->send(w_->mediators[0], new pool_message{pool_message::level_done});
+    }
+  }
+
+  void ask() {
+    asked_ = true;
+    if (w_->receiver()) {
+      w_->send(random_other(-1), new pool_message{pool_message::request, me_});
+    } else {
+      w_->send(w_->mediator_of(me_), new pool_message{pool_message::request, me_});
+    }
+  }
+
+  // Mediation (seed 001 Fig. 3): a processor with too much work sends a
+  // task to the mediator, at the end of each task.
+  void offer() {
+    if (w_->central() || w_->receiver() || !has_surplus()) return;
+    std::optional<queued_task> t = w_->independent() ? queue_.pop_any() : queue_.pop_current(w_->completed());
+    queue_.finish(t->level);
+    ++w_->transfers;
+    w_->send(w_->mediator_of(me_), new pool_message{pool_message::tasks, me_, 0, {id_of(*t)}});
+  }
+
+  // Can it give? Two current tasks or more (application-dependent), two
+  // tasks of any kind (threshold).
+  bool has_surplus() const {
+    return (w_->independent() ? queue_.queued() : queue_.queued_current(w_->completed())) >= 2;
+  }
+  // Half of what it can give: its current tasks highest priority first, or
+  // (threshold) any.
+  std::vector<int> give_half() {
+    std::vector<int> items;
+    const bool any = w_->independent();
+    const std::size_t count = (any ? queue_.queued() : queue_.queued_current(w_->completed())) / 2;
+    for (std::size_t k = 0; k < count; ++k) {
+      std::optional<queued_task> t = any ? queue_.pop_any() : queue_.pop_current(w_->completed());
+      if (!t) break;
+      items.push_back(id_of(*t));
+      queue_.finish(t->level);
+    }
+    w_->transfers += static_cast<std::int64_t>(items.size());
+    return items;
+  }
+
+  sg4::Mailbox* random_other(int besides) {
+    const int p = w_->spec.processors;
+    for (;;) {
+      const int k = static_cast<int>(w_->random() % static_cast<std::uint64_t>(p));
+      if (k != me_ && k != besides) return w_->processors[static_cast<std::size_t>(k)];
+    }
+  }
+
+  // `created`: central's tasks created since the last request.
+  void handle(std::unique_ptr<pool_message> m, std::vector<int>& created) {
+    switch (m->what) {
+      case pool_message::tasks:
+        for (int id : m->items) {
+          if (w_->central()) run(id, &created);  // the master's answer: run it now
+          else push(id);
+        }
+        asked_ = false;
+        denied_ = false;
+        pause_ = 0;
+        break;
+      case pool_message::request:  // receiver: give, pass on, or say no
+        if (has_surplus()) {
+          w_->send(w_->processors[static_cast<std::size_t>(m->from)],
+                   new pool_message{pool_message::tasks, me_, 0, give_half()});
+        } else if (m->hops + 1 < w_->spec.processors - 1) {
+          w_->send(random_other(m->from), new pool_message{pool_message::request, m->from, m->hops + 1});
+        } else {
+          w_->send(w_->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work, me_});
+        }
+        break;
+      case pool_message::level_done:  // more tasks are current now: may give some
+        offer();
+        break;
+      case pool_message::no_work:  // receiver: nobody had any; ask again after a pause
+        pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
+        sg4::this_actor::sleep_for(pause_);
+        asked_ = false;
+        denied_ = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  pool_world* w_;
+  int me_;
+  task_queue queue_{w_->spec.async_levels};
+  bool asked_ = false;
+  bool denied_ = false;
+  double pause_ = 0;
+};
+
+// Central's master: every task, every request.
+void master(pool_world* w) {
+  sg4::Mailbox* box = own_box("mediator-0");
+  task_queue queue(w->spec.async_levels);
+  for (int r = 0; r < w->spec.tree.roots; ++r) queue.push(payload(r), 0, 1);
+  std::deque<int> waiting;
+  const double start = sg4::Engine::get_clock();
+  double idle = 0;
+  while (!w->done) {
+    const double before = sg4::Engine::get_clock();
+    std::unique_ptr<pool_message> m(box->get<pool_message>());
+    idle += sg4::Engine::get_clock() - before;
+    if (m->what == pool_message::stop) break;
+    sg4::this_actor::execute(w->spec.message_seconds);
+    for (int id : m->items) {
+      const tree_task& t = w->tree[static_cast<std::size_t>(id)];
+      queue.push(payload(id), t.level, priority_of(t));
+    }
+    if (m->what == pool_message::request) waiting.push_back(m->from);
+    // Current tasks only; the others wait for their iteration (seed 001:
+    // the central scheduler waits).
+    while (!waiting.empty()) {
+      std::optional<queued_task> t = queue.pop_current(w->completed());
+      if (!t) break;
+      queue.finish(t->level);
+      ++w->transfers;
+      w->send(w->processors[static_cast<std::size_t>(waiting.front())],
+              new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
+      waiting.pop_front();
+    }
+  }
+  w->master_busy[0] = sg4::Engine::get_clock() - start - idle;
+}
+
+// A mediator (seed 001 Fig. 3): keeps the tasks processors send it and
+// answers requests from them, or says no when it has none. Under
+// hier-mediation (seed 001 sec. 5.4) a node's mediator (`node` >= 0) does
+// so for its node's processors but passes a request it cannot serve on to
+// the top mediator (`node` == -2), which keeps it until some node sends it a
+// task: it asks the nodes in turn for one, and a node mediator sends one up
+// for each time it was asked, as soon as it holds one.
+void mediator(pool_world* w, int node) {
+  const bool top = node == -2, hier = node >= 0;
+  sg4::Mailbox* box = own_box(top ? "top" : "mediator-" + std::to_string(std::max(node, 0)));
+  task_queue pool(w->spec.async_levels);
+  std::deque<int> waiting;    // top: processors whose request waits for a task
+  int wanted = 0;             // node: tasks the top asked for
+  int next_node = 0;          // top: the node to ask next
+  const double start = sg4::Engine::get_clock();
+  double idle = 0;
+  const auto serve = [&](int asker) {
+    std::optional<queued_task> t = pool.pop_any();
+    pool.finish(t->level);
+    ++w->transfers;
+    w->send(w->processors[static_cast<std::size_t>(asker)], new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
+  };
+  while (!w->done) {
+    const double before = sg4::Engine::get_clock();
+    std::unique_ptr<pool_message> m(box->get<pool_message>());
+    idle += sg4::Engine::get_clock() - before;
+    if (m->what == pool_message::stop) break;
+    sg4::this_actor::execute(w->spec.message_seconds);
+    if (m->what == pool_message::tasks) {
+      for (int id : m->items) {
+        const tree_task& t = w->tree[static_cast<std::size_t>(id)];
+        pool.push(payload(id), t.level, priority_of(t));
+      }
+    } else if (m->what == pool_message::demand) {
+      ++wanted;
+    } else if (m->what == pool_message::request) {
+      if (pool.queued() > 0) {
+        serve(m->from);
+      } else if (hier) {
+        w->send(w->top, new pool_message{pool_message::request, m->from});
+      } else if (top) {
+        waiting.push_back(m->from);
+        // Ask the nodes in turn, not the asker's (it had none).
+        int asked = next_node;
+        if (asked == w->node_of(m->from)) asked = (asked + 1) % w->spec.nodes;
+        next_node = (asked + 1) % w->spec.nodes;
+        w->send(w->mediators[static_cast<std::size_t>(asked)], new pool_message{pool_message::demand});
+      } else {
+        w->send(w->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work});
+      }
+    }
+    while (top && !waiting.empty() && pool.queued() > 0) {
+      serve(waiting.front());
+      waiting.pop_front();
+    }
+    for (; hier && wanted > 0 && pool.queued() > 0; --wanted) {
+      std::optional<queued_task> t = pool.pop_any();
+      pool.finish(t->level);
+      w->send(w->top, new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
+    }
+  }
+  const double busy = sg4::Engine::get_clock() - start - idle;
+  if (top) w->master_busy.push_back(busy);
+  else w->master_busy[static_cast<std::size_t>(std::max(node, 0))] = busy;
+}
+
+pool_result simulate_here(const pool_spec& spec) {
+  char name[] = "selfsched-sim";
+  char quiet[] = "--log=root.thres:critical";
+  char latency_factor[] = "--cfg=network/latency-factor:1";
+  char bandwidth_factor[] = "--cfg=network/bandwidth-factor:1";
+  char crosstraffic[] = "--cfg=network/crosstraffic:0";
+  char* argv[] = {name, quiet, latency_factor, bandwidth_factor, crosstraffic, nullptr};
+  int argc = 5;
+  sg4::Engine engine(&argc, argv);
+  sg4::NetZone* zone = sg4::create_star_zone("platform");
+  const auto add_host = [&](const std::string& host_name) {
+    sg4::Host* host = zone->create_host(host_name, 1.0)->seal();
+    const sg4::Link* link = zone->create_link(host_name + "-link", 1e9)->set_latency(spec.latency)->seal();
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
+    return host;
+  };
+
+  pool_world w;
+  w.spec = spec;
+  w.tree = make_tree(spec.tree);
+  w.remaining = static_cast<std::int64_t>(w.tree.size());
+  w.outstanding.assign(static_cast<std::size_t>(spec.tree.levels), 0);
+  w.outstanding[0] = spec.tree.roots;
+  w.busy.assign(static_cast<std::size_t>(spec.processors), 0);
+  std::vector<sg4::Host*> hosts;
+  for (int p = 0; p < spec.processors; ++p) {
+    hosts.push_back(add_host("processor-" + std::to_string(p)));
+    w.processors.push_back(sg4::Mailbox::by_name("processor-" + std::to_string(p)));
+  }
+  const int mediators = spec.strategy == pool_strategy::hier_mediation ? spec.nodes
+                        : spec.strategy == pool_strategy::central || spec.strategy == pool_strategy::mediation ? 1
+                                                                                                               : 0;
+  std::vector<sg4::Host*> mediator_hosts;
+  for (int m = 0; m < mediators; ++m) {
+    mediator_hosts.push_back(add_host("mediator-" + std::to_string(m)));
+    w.mediators.push_back(sg4::Mailbox::by_name("mediator-" + std::to_string(m)));
+  }
+  w.master_busy.assign(static_cast<std::size_t>(mediators), 0);
+  sg4::Host* top_host = nullptr;
+  if (spec.strategy == pool_strategy::hier_mediation) {
+    top_host = add_host("top");
+    w.top = sg4::Mailbox::by_name("top");
+  }
+  zone->seal();
+
+  for (int p = 0; p < spec.processors; ++p)
+    sg4::Actor::create("processor-" + std::to_string(p), hosts[static_cast<std::size_t>(p)], processor(&w, p));
+  if (spec.strategy == pool_strategy::central) sg4::Actor::create("master", mediator_hosts[0], master, &w);
+  if (spec.strategy == pool_strategy::mediation) sg4::Actor::create("mediator", mediator_hosts[0], mediator, &w, -1);
+  if (spec.strategy == pool_strategy::hier_mediation) {
+    for (int n = 0; n < spec.nodes; ++n)
+      sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)], mediator, &w, n);
+    sg4::Actor::create("top", top_host, mediator, &w, -2);
+  }
+  engine.run();
+
+  pool_result r;
+  r.makespan = sg4::Engine::get_clock();
+  for (const tree_task& t : w.tree) r.work += t.seconds;
+  for (double b : w.busy) r.utilization.push_back(r.makespan > 0 ? b / r.makespan : 0);
+  for (double b : w.master_busy) r.master_utilization = std::max(r.master_utilization, r.makespan > 0 ? b / r.makespan : 0);
+  r.tasks = w.tasks_run;
+  r.transfers = w.transfers;
+  r.messages = w.messages;
+  if (w.remaining != 0)
+    throw std::runtime_error("selfsched-sim: the task pool ended with " + std::to_string(w.remaining) +
+                             " tasks not run");
+  return r;
+}
+
+}  // namespace
+
+std::int64_t tree_tasks(const task_tree_spec& tree) { return static_cast<std::int64_t>(make_tree(tree).size()); }
+
+const char* pool_strategy_name(pool_strategy s) {
+  switch (s) {
+    case pool_strategy::central: return "central";
+    case pool_strategy::mediation: return "mediation";
+    case pool_strategy::receiver: return "receiver";
+    case pool_strategy::receiver_threshold: return "receiver-threshold";
+    case pool_strategy::hier_mediation: return "hier-mediation";
+  }
+  return "?";
+}
+
+pool_strategy parse_pool_strategy(const std::string& name) {
+  for (pool_strategy s : {pool_strategy::central, pool_strategy::mediation, pool_strategy::receiver,
+                          pool_strategy::receiver_threshold, pool_strategy::hier_mediation})
+    if (name == pool_strategy_name(s)) return s;
+  throw sim_error("unknown pool strategy '" + name +
+                  "'; valid: central, mediation, receiver, receiver-threshold, hier-mediation");
+}
+
+pool_result simulate_pool(const pool_spec& spec) {
+  if (spec.processors < 2 || spec.processors > 100000)
+    throw sim_error("processors " + std::to_string(spec.processors) + " must be in [2, 100000]");
+  if (spec.strategy == pool_strategy::hier_mediation && (spec.nodes < 2 || spec.nodes > spec.processors))
+    throw sim_error("nodes " + std::to_string(spec.nodes) + " must be in [2, processors = " +
+                    std::to_string(spec.processors) + "] for hier-mediation");
+  if (!(spec.message_seconds >= 0) || !(spec.latency >= 0))
+    throw sim_error("message time and latency must be >= 0");
+  const task_tree_spec& t = spec.tree;
+  if (t.roots < 1 || t.levels < 1 || t.levels > 24)
+    throw sim_error("a task tree needs roots >= 1 and levels in [1, 24] (roots " + std::to_string(t.roots) +
+                    ", levels " + std::to_string(t.levels) + ")");
+  if (!(t.subregion_seconds > 0) || !(t.minimization_seconds > 0) || !(t.minimizations >= 0) || t.minimizations > 100)
+    throw sim_error("task times must be > 0 and minimizations per subregion in [0, 100]");
+  const std::string bytes = detail::in_child([&] {
+    const pool_result r = simulate_here(spec);
+    detail::bytes_out out;
+    out.put(r.makespan).put(r.work).put(r.utilization).put(r.master_utilization);
+    out.put(r.tasks).put(r.transfers).put(r.messages);
+    return out.take();
+  });
+  pool_result r;
+  detail::bytes_in in(bytes);
+  in.get(r.makespan), in.get(r.work), in.get(r.utilization), in.get(r.master_utilization);
+  in.get(r.tasks), in.get(r.transfers), in.get(r.messages);
+  return r;
+}
+
+}  // namespace selfsched::sim
