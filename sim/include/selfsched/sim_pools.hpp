@@ -15,21 +15,27 @@
 // latency. Strategies (seed 001 sec. 3, Figs. 1-3):
 //   central    a master processor holds every task; a processor sends it the
 //              tasks it created with its request for the next one.
-//   mediation  local queues; a processor tells the mediator (one more
-//              processor) when it has surplus (two or more tasks) or none,
-//              asks it when idle; the mediator tells a processor with
-//              surplus to send a task to the one that asked.
+//   mediation  local queues; after each task a processor with two or more
+//              current tasks sends one to the mediator (one more
+//              processor), and an idle one asks it; the mediator answers
+//              from the tasks it holds, or says no (Fig. 3).
 //   receiver   local queues; an idle processor asks a random one, which
-//              gives half of its tasks if it holds two or more, highest
-//              priority first (application-dependent), else passes the
-//              request on, at most processors - 1 times; a request no one
-//              could serve is answered no, and the asker asks again after a
-//              pause.
-//   receiver-threshold  the same, giving the lowest-priority tasks
-//              (application-independent: whatever the task).
-//   hier-mediation  a mediator per node of processors, matching inside the
-//              node, and a top mediator between the nodes (seed 001 sec. 5.4).
-// Termination is not simulated (the run ends when the last task does).
+//              gives half of its current tasks if it holds two or more,
+//              highest priority first (application-dependent), else passes
+//              the request on, at most processors - 1 times; a request no
+//              one could serve is answered no, and the asker asks again
+//              after a pause (Fig. 2).
+//   receiver-threshold  the application-independent policy: a processor
+//              asks when it holds fewer than two tasks of any kind and
+//              gives any; it never knows which are current, so it is never
+//              told no and never runs beyond the asynchronicity limit.
+//   hier-mediation  a mediator per node of processors as above, passing a
+//              request it cannot serve to a top mediator, which asks the
+//              nodes in turn for a task (seed 001 sec. 5.4).
+// Processors run current tasks only (within async_levels of the last
+// completed iteration, which every processor learns when it completes);
+// beyond them only after a request was denied. Termination is not
+// simulated (the run ends when the last task does).
 #pragma once
 
 #include <cstdint>
