@@ -17,6 +17,7 @@
 #include "files.hpp"
 #include "profile_reader.hpp"
 #include "selfsched/sim.hpp"
+#include "selfsched/sim_pools.hpp"
 #include "svg.hpp"
 
 namespace {
@@ -72,6 +73,18 @@ const char* const usage =
     "  --chunks              print every chunk of each run (small runs)\n"
     "  --help, --version\n"
     "\n"
+    "Task pools instead of a loop (seed 001: work created as it runs; the loop options\n"
+    "above do not apply, --workers, --latency and --speeds aside: processors are of speed 1):\n"
+    "  --pool S[,S...]       central, mediation, receiver, receiver-threshold, hier-mediation\n"
+    "  --nodes N             hier-mediation: node mediators (default 4)\n"
+    "  --roots R, --levels L a tree of R subregions that split in two down to L levels\n"
+    "                        (default 16, 7)\n"
+    "  --minimizations M     local minimizations a subregion starts, on average (default 1)\n"
+    "  --subregion TIME, --minimization TIME  their costs (defaults 50ms, 1s: the mean)\n"
+    "  --message TIME        a processor's time per message sent or taken in (default 20ms)\n"
+    "  --async L             the asynchronicity level (default 1; 0: none)\n"
+    "  e.g. selfsched-sim --pool central,mediation,receiver --workers 8,16,32,64 --latency 1ms\n"
+    "\n"
     "TIME: 2us, 1.5ms, 0.002 (seconds). Example, seed 004's question (does one\n"
     "master keep up with 8,192 workers?):\n"
     "  selfsched-sim --technique dfss,5 --cost mandelbrot --n 200000 --workers 256,1024,8192\n"
@@ -112,6 +125,40 @@ long long count_of(const std::string& text, const std::string& what, long long l
   if (text.empty() || *end != '\0' || v < lowest)
     fail(what + " '" + text + "' is not a whole number >= " + std::to_string(lowest));
   return v;
+}
+
+// Task pools (sim_pools.hpp): every combination of processors and
+// strategies, one Markdown row each.
+int run_pools(const std::vector<std::string>& strategies, const std::string& workers, const std::string& nodes,
+              const std::string& roots, const std::string& levels, const std::string& minimizations,
+              const std::string& subregion, const std::string& minimization, const std::string& message,
+              const std::string& latency, const std::string& async) {
+  ss::pool_spec spec;
+  spec.nodes = static_cast<int>(count_of(nodes, "--nodes", 1));
+  spec.tree.roots = static_cast<int>(count_of(roots, "--roots", 1));
+  spec.tree.levels = static_cast<int>(count_of(levels, "--levels", 1));
+  char* end = nullptr;
+  spec.tree.minimizations = std::strtod(minimizations.c_str(), &end);
+  if (minimizations.empty() || *end != '\0') fail("--minimizations '" + minimizations + "' is not a number");
+  spec.tree.subregion_seconds = ss::parse_seconds(subregion, "--subregion");
+  spec.tree.minimization_seconds = ss::parse_seconds(minimization, "--minimization");
+  spec.message_seconds = ss::parse_seconds(message, "--message");
+  spec.latency = ss::parse_seconds(latency, "--latency");
+  spec.async_levels = static_cast<int>(count_of(async, "--async", 0));
+  std::cout << "| processors | strategy | time (s) | processor utilization | master util | tasks | transfers | messages |\n"
+               "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |\n";
+  for (const std::string& p : split(workers))
+    for (const std::string& name : strategies) {
+      spec.processors = static_cast<int>(count_of(p, "--workers", 2));
+      spec.strategy = ss::parse_pool_strategy(name);
+      const ss::pool_result r = ss::simulate_pool(spec);
+      const auto [lo, hi] = std::minmax_element(r.utilization.begin(), r.utilization.end());
+      std::printf("| %d | %s | %.2f | %.0f%% - %.0f%% | %.0f%% | %lld | %lld | %lld |\n", spec.processors, name.c_str(),
+                  r.makespan, 100 * *lo, 100 * *hi, 100 * r.master_utilization, static_cast<long long>(r.tasks),
+                  static_cast<long long>(r.transfers), static_cast<long long>(r.messages));
+      std::fflush(stdout);
+    }
+  return 0;
 }
 
 // A loop instance of a profile written with SELFSCHED_PROFILE_CHUNKS=1, as
@@ -241,6 +288,9 @@ int main(int argc, char** argv) {
       gantt_path;
   bool print_chunks = false;
   std::vector<std::string> slow, lose;
+  std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
+      minimization = "1s", message = "20ms", async = "1";
+  bool latency_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
     if (option == "--help") {
@@ -289,12 +339,25 @@ int main(int argc, char** argv) {
     else if (option == "--platform") target = &platform_path;
     else if (option == "--site") target = &site_text;
     else if (option == "--instance") target = &instance_text;
+    else if (option == "--pool") target = &pool;
+    else if (option == "--nodes") target = &nodes;
+    else if (option == "--roots") target = &roots;
+    else if (option == "--levels") target = &levels;
+    else if (option == "--minimizations") target = &minimizations;
+    else if (option == "--subregion") target = &subregion;
+    else if (option == "--minimization") target = &minimization;
+    else if (option == "--message") target = &message;
+    else if (option == "--async") target = &async;
     else fail("unknown option '" + option + "' (--help lists them)");
+    latency_given = latency_given || option == "--latency";
     if (i + 1 >= argc) fail(option + " needs a value");
     *target = argv[++i];
   }
 
   try {
+    if (!pool.empty())
+      return run_pools(split(pool), workers, nodes, roots, levels, minimizations, subregion, minimization, message,
+                       latency_given ? latency : "1ms", async);
     ss::platform_spec platform;
     if (!speeds.empty()) platform.speeds = ss::parse_speeds(speeds);
     if (!platform_path.empty()) {

@@ -58,3 +58,23 @@ string(FIND "${err}" "missing.json" at4)
 if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1)
   message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4}")
 endif()
+
+# Task pools (seed 001): a row per processors x strategy, every task run; a
+# bad strategy named.
+run(0 --pool central,mediation,receiver --workers 4,8 --roots 4 --levels 4)
+foreach(row "| 4 | central |" "| 8 | mediation |" "| 8 | receiver |")
+  string(FIND "${out}" "${row}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "no row '${row}' in:\n${out}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "\\| 120 \\|" all_tasks "${out}")  # 4 x 15 subregions, 4 x 15 minimizations
+list(LENGTH all_tasks rows_with_all)
+if(NOT rows_with_all EQUAL 6)
+  message(FATAL_ERROR "expected 6 rows that ran all 120 tasks:\n${out}")
+endif()
+run(2 --pool centre)
+string(FIND "${err}" "unknown pool strategy 'centre'; valid: central, mediation" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "a bad pool strategy was not named: ${err}")
+endif()
