@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "child.hpp"
+#include "engine.hpp"
 #include "selfsched/core/task_queue.hpp"
 #include "selfsched/sim.hpp"
 #include "selfsched/sim_pools.hpp"
@@ -409,20 +410,10 @@ void mediator(pool_world* w, int node) {
 }
 
 pool_result simulate_here(const pool_spec& spec) {
-  char name[] = "selfsched-sim";
-  char quiet[] = "--log=root.thres:critical";
-  char latency_factor[] = "--cfg=network/latency-factor:1";
-  char bandwidth_factor[] = "--cfg=network/bandwidth-factor:1";
-  char crosstraffic[] = "--cfg=network/crosstraffic:0";
-  char* argv[] = {name, quiet, latency_factor, bandwidth_factor, crosstraffic, nullptr};
-  int argc = 5;
-  sg4::Engine engine(&argc, argv);
+  sg4::Engine& engine = detail::start_engine();
   sg4::NetZone* zone = sg4::create_star_zone("platform");
   const auto add_host = [&](const std::string& host_name) {
-    sg4::Host* host = zone->create_host(host_name, 1.0)->seal();
-    const sg4::Link* link = zone->create_link(host_name + "-link", 1e9)->set_latency(spec.latency)->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
-    return host;
+    return detail::add_star_host(zone, host_name, 1.0, 1e9, spec.latency);
   };
 
   pool_world w;

@@ -39,6 +39,7 @@
 #include <unordered_map>
 
 #include "child.hpp"
+#include "engine.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "selfsched/sim.hpp"
@@ -483,11 +484,7 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
   }
   sg4::NetZone* zone = sg4::create_star_zone("platform");
   const auto add_host = [&](const std::string& host_name, double speed, int cores = 1) {
-    sg4::Host* host = zone->create_host(host_name, speed * platform.flops)->set_core_count(cores)->seal();
-    const sg4::Link* link =
-        zone->create_link(host_name + "-link", platform.bandwidth)->set_latency(platform.latency)->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
-    return host;
+    return detail::add_star_host(zone, host_name, speed * platform.flops, platform.bandwidth, platform.latency, cores);
   };
   for (int k = 0; k < platform.workers; ++k) {
     const double speed = platform.speeds.empty() ? 1.0 : platform.speeds[static_cast<std::size_t>(k) % platform.speeds.size()];
@@ -501,18 +498,7 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
 
 result simulate_here(platform_spec platform, const run_spec& run, std::vector<double> costs) {
   const int masters = run.via == transport::hier ? run.masters : 1;
-  // SimGrid's default network model (LV08) multiplies every link's latency
-  // by 13.01 and its bandwidth by 0.97, factors fitted to TCP over Ethernet
-  // in 2008, and adds TCP's reverse (acknowledgement) traffic; here a link is
-  // what --latency and --bandwidth say, and carries the messages only.
-  char name[] = "selfsched-sim";
-  char quiet[] = "--log=root.thres:critical";
-  char latency_factor[] = "--cfg=network/latency-factor:1";
-  char bandwidth_factor[] = "--cfg=network/bandwidth-factor:1";
-  char crosstraffic[] = "--cfg=network/crosstraffic:0";
-  char* argv[] = {name, quiet, latency_factor, bandwidth_factor, crosstraffic, nullptr};
-  int argc = 5;
-  sg4::Engine engine(&argc, argv);
+  sg4::Engine& engine = detail::start_engine();
   const hosts h = build_platform(engine, platform, run, masters);
   // From here the workers are the platform's, with their speeds.
   platform.workers = static_cast<int>(h.workers.size());

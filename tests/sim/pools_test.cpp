@@ -7,6 +7,7 @@
 #include <string>
 
 #include "selfsched/sim.hpp"
+#include "sim_error_of.hpp"
 #include "selfsched/sim_pools.hpp"
 
 namespace selfsched::sim {
@@ -57,14 +58,7 @@ TEST(SimPools, TheTreeIsTheOneAsked) {
 }
 
 TEST(SimPools, BadInputIsNamed) {
-  const auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const sim_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto&& f) { return sim_error_of(f); };
   EXPECT_NE(message([] { parse_pool_strategy("central-ish"); })
                 .find("unknown pool strategy 'central-ish'; valid: central, mediation, receiver"),
             std::string::npos);

@@ -12,6 +12,7 @@
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"
 #include "selfsched/sim.hpp"
+#include "sim_error_of.hpp"
 
 namespace selfsched::sim {
 namespace {
@@ -382,14 +383,7 @@ TEST(Sim, DependenceLoopsRunUnderEveryTransport) {
 }
 
 TEST(Sim, BadInputIsNamed) {
-  const auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const sim_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto&& f) { return sim_error_of(f); };
   EXPECT_NE(message([] { simulate(platform_of(0), run_of("fss", 10)); }).find("workers 0"), std::string::npos);
   EXPECT_NE(message([] { simulate(platform_of(2), run_of("fsss", 10)); }).find("unknown technique 'fsss'"),
             std::string::npos);
