@@ -27,7 +27,7 @@ class bytes_out {
   }
   template <typename T> bytes_out& put(const std::vector<T>& values) {
     put(static_cast<std::uint64_t>(values.size()));
-    text_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    if (!values.empty()) text_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
     return *this;
   }
   std::string take() { return std::move(text_); }
@@ -53,6 +53,7 @@ class bytes_in {
 
  private:
   void take(void* to, std::size_t size) {
+    if (size == 0) return;  // an empty vector's data() may be null
     if (size > text_.size() - at_) throw std::runtime_error("selfsched-sim: a short result");
     std::memcpy(to, text_.data() + at_, size);
     at_ += size;
