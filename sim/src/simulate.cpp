@@ -251,7 +251,21 @@ void worker_actor(world* w, int k) {
 struct team {
   int rank = 0;
   std::deque<chunk> outer;              // outer chunks received, not started
+  std::deque<iter_t> outer_sequence;    // dependence loops: their places in hand-out order
   chunk current{};                      // the one being split
+  iter_t current_sequence = 0;
+  // Outer chunks with inner chunks still running, by start: logged with
+  // their real end once the last of them ends and the chunk is cut whole.
+  struct open_chunk {
+    chunk c;
+    double begin = 0, end = 0;
+    int running = 0;
+    bool cut = false;
+  };
+  std::map<iter_t, open_chunk> open;
+  // Dependence loops: intervals finished by each inner chunk of `current`,
+  // in the order they were handed out (inner chunk i waits for i - 1).
+  std::shared_ptr<std::vector<iter_t>> progress;
   std::unique_ptr<scheduler> inner;     // its split among the threads
   double current_begin = 0, current_end = 0;
   bool want = true, done = false;       // the rank should ask; no outer chunk is left
@@ -270,14 +284,62 @@ void team_rank_actor(world* w, team* t) {
   for (;;) {
     t->changed->wait(guard, [&] { return t->want; });
     guard.unlock();
-    const chunk c = ask_for_chunk(w, t->rank, mine, done, seconds);
+    iter_t sequence = 0;
+    const chunk c = ask_for_chunk(w, t->rank, mine, done, seconds, &sequence);
     guard.lock();
     t->want = false;
     if (c.size == 0) t->done = true;
-    else t->outer.push_back(c);
+    else t->outer.push_back(c), t->outer_sequence.push_back(sequence);
     t->changed->notify_all();
     if (c.size == 0) return;
     done = t->current.size, seconds = t->current_end - t->current_begin;  // the last outer chunk split
+  }
+}
+
+// Dependence loops: inner chunk `index` of outer chunk `sequence`, interval
+// by interval. The first inner chunk waits for the boundary of the outer
+// chunk before it (from whichever rank ran it, this one included), the
+// others for the inner chunk before them; the last sends the boundary on.
+// Returns the seconds spent computing.
+double run_inner_intervals(world* w, team* t, chunk c, iter_t sequence, std::size_t index, bool last,
+                           const std::shared_ptr<std::vector<iter_t>>& progress, iter_t outer_end) {
+  const wavefront_plan& p = w->plan;
+  sg4::Mailbox* from = index == 0 && sequence > 0 ? mailbox(boundary_box(sequence)) : nullptr;
+  if (from != nullptr) from->set_receiver(sg4::Actor::self());
+  sg4::Mailbox* to = last && outer_end < w->run.n ? mailbox(boundary_box(sequence + 1)) : nullptr;
+  const double rows = static_cast<double>(w->run.rows), work = w->work(c);
+  double computing = 0;
+  for (iter_t tile = 0; tile < p.tiles; ++tile) {
+    const auto [first, end] = p.tile_rows(tile);
+    if (from != nullptr) {
+      delete from->get<message>();
+    } else if (index > 0) {
+      std::unique_lock guard(*t->lock);
+      t->changed->wait(guard, [&] { return (*progress)[index - 1] > tile; });
+    }
+    const double begin = sg4::Engine::get_clock();
+    sg4::this_actor::execute(work * static_cast<double>(end - first) / rows * w->platform.flops);
+    computing += sg4::Engine::get_clock() - begin;
+    {
+      std::unique_lock guard(*t->lock);
+      (*progress)[index] = tile + 1;
+      t->changed->notify_all();
+    }
+    if (to != nullptr)
+      w->send(to, new message{message::boundary, 0}, w->run.boundary_bytes * static_cast<double>(end - first));
+  }
+  return computing;
+}
+
+// `current` is cut whole: logged now if none of its inner chunks runs, else
+// by the last of them to end. Under the team's lock.
+void close_cut(world* w, team* t) {
+  const auto it = t->open.find(t->current.start);
+  if (t->current.size == 0 || it == t->open.end() || it->second.cut) return;
+  it->second.cut = true;
+  if (it->second.running == 0) {
+    log_chunk(w, it->second.c, t->rank, it->second.begin, it->second.end);
+    t->open.erase(it);
   }
 }
 
@@ -290,10 +352,16 @@ void team_thread_actor(world* w, team* t, int thread) {
       if (t->inner) c = t->inner->next(thread);
       if (c.size > 0) break;
       if (!t->outer.empty()) {  // the next outer chunk: split it
-        if (t->current.size > 0) log_chunk(w, t->current, t->rank, t->current_begin, t->current_end);
+        close_cut(w, t);
         t->current = t->outer.front();
         t->outer.pop_front();
+        if (!t->outer_sequence.empty()) {
+          t->current_sequence = t->outer_sequence.front();
+          t->outer_sequence.pop_front();
+        }
+        if (w->run.rows > 0) t->progress = std::make_shared<std::vector<iter_t>>();
         t->current_begin = t->current_end = sg4::Engine::get_clock();
+        t->open[t->current.start] = {t->current, t->current_begin, t->current_begin, 0, false};
         loop_params lp;
         lp.n = t->current.size;
         lp.p = w->run.threads;
@@ -302,8 +370,8 @@ void team_thread_actor(world* w, team* t, int thread) {
         continue;
       }
       if (t->done) {
-        if (--t->running == 0 && t->current.size > 0)
-          log_chunk(w, t->current, t->rank, t->current_begin, t->current_end);
+        close_cut(w, t);
+        --t->running;
         return;
       }
       if (!t->want) t->want = true, t->changed->notify_all();
@@ -314,15 +382,34 @@ void team_thread_actor(world* w, team* t, int thread) {
         static_cast<double>(left) <= prefetch_fraction * static_cast<double>(t->current.size))
       t->want = true, t->changed->notify_all();
     const chunk outer = t->current;
+    const iter_t sequence = t->current_sequence;
+    std::shared_ptr<std::vector<iter_t>> progress = t->progress;
+    std::size_t index = 0;
+    if (progress) index = progress->size(), progress->push_back(0);
+    const bool last = left == 0;
+    ++t->open[outer.start].running;
     guard.unlock();
     sg4::this_actor::execute(w->run.inner_claim_seconds * w->platform.flops);
     const double begin = sg4::Engine::get_clock();
-    sg4::this_actor::execute(w->work({outer.start + c.start, c.size}) * w->platform.flops);
+    double computing = 0;
+    if (progress) {
+      computing = run_inner_intervals(w, t, {outer.start + c.start, c.size}, sequence, index, last, progress,
+                                      outer.start + outer.size);
+    } else {
+      sg4::this_actor::execute(w->work({outer.start + c.start, c.size}) * w->platform.flops);
+      computing = sg4::Engine::get_clock() - begin;
+    }
     const double end = sg4::Engine::get_clock();
     guard.lock();
-    w->out.busy[static_cast<std::size_t>(t->rank)] += end - begin;
+    w->out.busy[static_cast<std::size_t>(t->rank)] += computing;
     w->out.makespan = std::max(w->out.makespan, end);
     if (outer.start == t->current.start) t->current_end = std::max(t->current_end, end);
+    team::open_chunk& mine = t->open[outer.start];
+    mine.end = std::max(mine.end, end);
+    if (--mine.running == 0 && mine.cut) {
+      log_chunk(w, mine.c, t->rank, mine.begin, mine.end);
+      t->open.erase(outer.start);
+    }
   }
 }
 

@@ -359,25 +359,36 @@ TEST(Sim, DependenceLoopsRunEveryColumnOnce) {
   }
 }
 
-// The same under rma (fixed techniques) and hier (node masters of 2 and 3
-// workers hand out their pools oldest first, so every worker's chunks come
-// in order and chunk k's boundary always has a sender): every column once,
-// and boundaries only ever wait for work that is running.
+// The same under every transport (rma: fixed techniques; hier: node
+// masters of 2 and 3 workers hand out their pools oldest first, so every
+// worker's chunks come in order and chunk k's boundary always has a sender),
+// and with ranks of 3 threads that split each chunk (inner chunk i after
+// i - 1, the first after the previous chunk's boundary): every column once,
+// the workers' computing adds up to the work, and no chunk ends before the
+// one before it.
 TEST(Sim, DependenceLoopsRunUnderEveryTransport) {
-  for (const transport via : {transport::rma, transport::hier}) {
-    for (const char* technique : {"s-css", "s-gss", "s-fss", "s-tss", "sw-fss"}) {
-      if (via == transport::rma && std::string(technique) == "sw-fss") continue;  // rma: fixed techniques
-      run_spec run = run_of(technique, 2000, "uniform");
-      run.rows = 300;
-      run.via = via;
-      run.masters = 2;
-      const result r = simulate(platform_of(5, {1, 0.4}), run);
-      expect_each_iteration_once(r, 2000, technique);
-      // Chunk k's last interval waits for chunk k-1's: it never ends first.
-      std::vector<chunk_record> by_start = r.chunk_log;
-      std::sort(by_start.begin(), by_start.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
-      for (std::size_t k = 1; k < by_start.size(); ++k)
-        EXPECT_GE(by_start[k].end, by_start[k - 1].end - 1e-9) << technique << " chunk at " << by_start[k].start;
+  for (const transport via : {transport::master, transport::rma, transport::hier}) {
+    for (const int threads : {1, 3}) {
+      for (const char* technique : {"s-css", "s-gss", "s-fss", "s-tss", "sw-fss"}) {
+        if (via == transport::rma && std::string(technique) == "sw-fss") continue;  // rma: fixed techniques
+        const std::string what = std::string(technique) + " over " + transport_name(via) + ", " +
+                                 std::to_string(threads) + " threads";
+        run_spec run = run_of(technique, 2000, "uniform");
+        run.rows = 300;
+        run.via = via;
+        run.masters = 2;
+        run.threads = threads;
+        const result r = simulate(platform_of(5, {1, 0.4}), run);
+        expect_each_iteration_once(r, 2000, what);
+        double busy = 0, work = 0;
+        for (double b : r.busy) busy += b;
+        for (double c : run.costs.costs(2000)) work += c;
+        EXPECT_GT(busy, work * 0.99) << what;
+        std::vector<chunk_record> by_start = r.chunk_log;
+        std::sort(by_start.begin(), by_start.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+        for (std::size_t k = 1; k < by_start.size(); ++k)
+          EXPECT_GE(by_start[k].end, by_start[k - 1].end - 1e-9) << what << ", chunk at " << by_start[k].start;
+      }
     }
   }
 }
