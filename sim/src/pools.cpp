@@ -142,6 +142,30 @@ sg4::Mailbox* own_box(const std::string& name) {
   return box;
 }
 
+// A tree task into a queue, at its level and priority.
+void queue_task(const pool_world& w, task_queue& queue, int id) {
+  const tree_task& t = w.tree[static_cast<std::size_t>(id)];
+  queue.push(payload(id), t.level, priority_of(t));
+}
+
+// A task taken from a master's or mediator's queue goes to processor `to`.
+void hand_over(pool_world* w, task_queue& queue, const queued_task& t, int to) {
+  queue.finish(t.level);
+  ++w->transfers;
+  w->send(w->processors[static_cast<std::size_t>(to)], new pool_message{pool_message::tasks, -1, 0, {id_of(t)}});
+}
+
+// A master's or mediator's next message, its handling paid (nullptr: the
+// run is over); the time spent waiting for it counts as idle.
+std::unique_ptr<pool_message> next_message(pool_world* w, sg4::Mailbox* box, double& idle) {
+  const double before = sg4::Engine::get_clock();
+  std::unique_ptr<pool_message> m(box->get<pool_message>());
+  idle += sg4::Engine::get_clock() - before;
+  if (m->what == pool_message::stop) return nullptr;
+  sg4::this_actor::execute(w->spec.message_seconds);
+  return m;
+}
+
 class processor {
  public:
   processor(pool_world* w, int me) : w_(w), me_(me) {}
@@ -190,10 +214,7 @@ class processor {
     return w_->independent() ? queue_.queued() < 2 : queue_.queued_current(w_->completed()) == 0;
   }
 
-  void push(int id) {
-    const tree_task& t = w_->tree[static_cast<std::size_t>(id)];
-    queue_.push(payload(id), t.level, priority_of(t));
-  }
+  void push(int id) { queue_task(*w_, queue_, id); }
 
   void run(int id, std::vector<int>* created) {
     const tree_task& t = w_->tree[static_cast<std::size_t>(id)];
@@ -318,25 +339,16 @@ void master(pool_world* w) {
   const double start = sg4::Engine::get_clock();
   double idle = 0;
   while (!w->done) {
-    const double before = sg4::Engine::get_clock();
-    std::unique_ptr<pool_message> m(box->get<pool_message>());
-    idle += sg4::Engine::get_clock() - before;
-    if (m->what == pool_message::stop) break;
-    sg4::this_actor::execute(w->spec.message_seconds);
-    for (int id : m->items) {
-      const tree_task& t = w->tree[static_cast<std::size_t>(id)];
-      queue.push(payload(id), t.level, priority_of(t));
-    }
+    const std::unique_ptr<pool_message> m = next_message(w, box, idle);
+    if (!m) break;
+    for (int id : m->items) queue_task(*w, queue, id);
     if (m->what == pool_message::request) waiting.push_back(m->from);
     // Current tasks only; the others wait for their iteration (seed 001:
     // the central scheduler waits).
     while (!waiting.empty()) {
-      std::optional<queued_task> t = queue.pop_current(w->completed());
+      const std::optional<queued_task> t = queue.pop_current(w->completed());
       if (!t) break;
-      queue.finish(t->level);
-      ++w->transfers;
-      w->send(w->processors[static_cast<std::size_t>(waiting.front())],
-              new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
+      hand_over(w, queue, *t, waiting.front());
       waiting.pop_front();
     }
   }
@@ -359,23 +371,12 @@ void mediator(pool_world* w, int node) {
   int next_node = 0;          // top: the node to ask next
   const double start = sg4::Engine::get_clock();
   double idle = 0;
-  const auto serve = [&](int asker) {
-    std::optional<queued_task> t = pool.pop_any();
-    pool.finish(t->level);
-    ++w->transfers;
-    w->send(w->processors[static_cast<std::size_t>(asker)], new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
-  };
+  const auto serve = [&](int asker) { hand_over(w, pool, *pool.pop_any(), asker); };
   while (!w->done) {
-    const double before = sg4::Engine::get_clock();
-    std::unique_ptr<pool_message> m(box->get<pool_message>());
-    idle += sg4::Engine::get_clock() - before;
-    if (m->what == pool_message::stop) break;
-    sg4::this_actor::execute(w->spec.message_seconds);
+    const std::unique_ptr<pool_message> m = next_message(w, box, idle);
+    if (!m) break;
     if (m->what == pool_message::tasks) {
-      for (int id : m->items) {
-        const tree_task& t = w->tree[static_cast<std::size_t>(id)];
-        pool.push(payload(id), t.level, priority_of(t));
-      }
+      for (int id : m->items) queue_task(*w, pool, id);
     } else if (m->what == pool_message::demand) {
       ++wanted;
     } else if (m->what == pool_message::request) {
