@@ -32,8 +32,7 @@ std::uint64_t engine::begin(const void* site, iter_t n, bool in_order, chunk_bou
   if (rma_) {
     loop_params lp = base_;
     lp.n = n;
-    if (bounds.min > 0) lp.min_chunk = bounds.min;
-    if (bounds.max > 0) lp.max_chunk = bounds.max;
+    bounds.apply_to(lp);
     rma_->begin(loop.index, outer_, lp);
   }
   return loop.index;

@@ -165,11 +165,7 @@ void gather_cells(MPI_Comm comm, const wavefront_plan& plan, const wavefront_cal
   const iter_t rows = plan.extents[plan.sync_dim];
   const auto each_cell = [&](std::span<const chunk> chunks, auto&& visit) {  // in one order on every rank
     for (const chunk c : chunks)
-      for_each_run(plan, c, 0, rows, [&](const iter_t* x, int dim, iter_t count) {
-        std::int64_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
-        for (iter_t k = 0; k < count; ++k, ++at[dim]) visit(call.cell(call.context, at));
-        return true;
-      });
+      for_each_iteration(plan, c, 0, rows, [&](const iter_t* at) { visit(call.cell(call.context, at)); });
   };
   for (int r = 0; r < size; ++r) {
     const bool receives = root == all_ranks ? rank != r : rank == root && r != root;

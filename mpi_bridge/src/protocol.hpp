@@ -32,6 +32,12 @@ enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4, 
 // itself (dependence loops); 0: the technique's own.
 struct chunk_bounds {
   iter_t min = 0, max = 0;
+
+  // Onto the loop's parameters, where set (the technique's own otherwise).
+  void apply_to(loop_params& lp) const {
+    if (min > 0) lp.min_chunk = min;
+    if (max > 0) lp.max_chunk = max;
+  }
 };
 
 // A rank's request for its next outer chunk. `reported_*`: the outer chunk

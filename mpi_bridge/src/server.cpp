@@ -44,8 +44,7 @@ server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::ui
   }
   loop_params lp = base_;
   lp.n = n;
-  if (bounds.min > 0) lp.min_chunk = bounds.min;
-  if (bounds.max > 0) lp.max_chunk = bounds.max;
+  bounds.apply_to(lp);
   if (outer_.base->kind == technique_kind::adaptive) lp.history = &histories_[site];
   auto rule = std::make_unique<scheduler>(make_schedule(outer_, lp), lp);
   return scheduled_.emplace(index, scheduled_loop{n, site, from, std::move(rule), {}, 0}).first->second;

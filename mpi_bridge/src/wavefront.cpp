@@ -328,14 +328,11 @@ void distributed_wavefront::receive_boundaries() {
       return std::any_of(mine.begin(), mine.end(),
                          [&](chunk c) { return column >= c.start && column < c.start + c.size; });
     };
-    for_each_run(plan_, band(start), first, last, [&](const iter_t* x, int dim, iter_t count) {
-      std::int64_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
-      for (iter_t k = 0; k < count; ++k, ++at[dim], from += call_.cell_bytes) {
-        if (from + call_.cell_bytes > end) fail("a boundary shorter than its cells");
-        if (!computed_here(at[plan_.chunk_dim] + plan_.skew * at[plan_.sync_dim]))
-          std::memcpy(call_.cell(call_.context, at), from, call_.cell_bytes);
-      }
-      return true;
+    for_each_iteration(plan_, band(start), first, last, [&](const iter_t* at) {
+      if (from + call_.cell_bytes > end) fail("a boundary shorter than its cells");
+      if (!computed_here(at[plan_.chunk_dim] + plan_.skew * at[plan_.sync_dim]))
+        std::memcpy(call_.cell(call_.context, at), from, call_.cell_bytes);
+      from += call_.cell_bytes;
     });
     if (from != end) fail("a boundary longer than its cells from rank " + std::to_string(*sender));
     to->received.store(t + 1, std::memory_order_release);
@@ -354,13 +351,9 @@ void distributed_wavefront::send_boundaries() {
       m.bytes.resize(sizeof header);
       std::memcpy(m.bytes.data(), header, sizeof header);
       const auto [first, last] = plan_.tile_rows(o.sent);
-      for_each_run(plan_, band(end), first, last, [&](const iter_t* x, int dim, iter_t count) {
-        std::int64_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
-        for (iter_t k = 0; k < count; ++k, ++at[dim]) {
-          const auto* cell = static_cast<const std::byte*>(call_.cell(call_.context, at));
-          m.bytes.insert(m.bytes.end(), cell, cell + call_.cell_bytes);
-        }
-        return true;
+      for_each_iteration(plan_, band(end), first, last, [&](const iter_t* at) {
+        const auto* cell = static_cast<const std::byte*>(call_.cell(call_.context, at));
+        m.bytes.insert(m.bytes.end(), cell, cell + call_.cell_bytes);
       });
       if (m.bytes.size() > INT_MAX) fail("a boundary of " + std::to_string(m.bytes.size()) + " bytes (over 2 GiB)");
       MPI_Isend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, o.successor, tag_boundary, comm_,

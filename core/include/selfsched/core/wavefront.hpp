@@ -98,6 +98,16 @@ bool for_each_run(const wavefront_plan& p, chunk c, iter_t first, iter_t last, R
   return true;
 }
 
+// The same one iteration at a time, in the same order: visit(x).
+template <typename Visit>
+void for_each_iteration(const wavefront_plan& p, chunk c, iter_t first, iter_t last, Visit&& visit) {
+  for_each_run(p, c, first, last, [&](const iter_t* x, int dim, iter_t count) {
+    iter_t at[wavefront_max_rank] = {x[0], x[1], x[2]};
+    for (iter_t k = 0; k < count; ++k, ++at[dim]) visit(static_cast<const iter_t*>(at));
+    return true;
+  });
+}
+
 struct wavefront_plan_result {
   wavefront_plan plan;
   std::string error;  // empty when legal; otherwise one paragraph naming the bad value
