@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -140,17 +141,13 @@ void hand_loop_to_libomp(membership* m) {
 
 template <typename T, typename ST, typename Forward>
 void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
-  // With our schedules registered, libomp decides which loops are ours and
-  // calls back init_loop (libomp_hooks.cpp), which sets the loop up for
-  // serve_next: every loop goes to libomp.
-  const bool hooks = runtime_hooks_in_use();
-  const bool could_be_ours = !hooks && served_kind(schedule);
+  const bool could_be_ours = served_kind(schedule);
   membership* m = could_be_ours ? membership_for_new_loop() : current_membership();
   const active_schedule* technique = !could_be_ours || m == nullptr ? nullptr : technique_for_loop(*m, schedule);
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
   if (technique == nullptr || m == nullptr || st == 0 || !trip_count(lb, ub, st, n)) {
-    if (current_settings().verbose && !hooks) [[unlikely]]
+    if (current_settings().verbose) [[unlikely]]
       explain_forwarded(site, schedule,
                         !could_be_ours         ? forwarded_because::written
                         : m == nullptr         ? forwarded_because::no_team
@@ -185,52 +182,129 @@ inline membership* serving() {
   return m != nullptr && m->loop.slot != nullptr ? m : nullptr;
 }
 
+// The entry points as libselfsched serves them when it interposes (a stock
+// libomp): each is reached by a tail jump from the exported one below, so
+// its return address is still the program's loop (the loop site, OMPT's
+// codeptr_ra).
+#define SELFSCHED_INTERPOSED_INIT(suffix, T, ST)                                                               \
+  void interposed_init_##suffix(ident_t* loc, std::int32_t gtid, int schedule, T lb, T ub, ST st, ST chunk) { \
+    dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk,                             \
+                  [&] { real().init_##suffix(loc, gtid, schedule, lb, ub, st, chunk); });                      \
+  }
+#define SELFSCHED_INTERPOSED_NEXT(suffix, T, ST)                                                               \
+  int interposed_next_##suffix(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, T* p_lb, T* p_ub,       \
+                               ST* p_st) {                                                                     \
+    if (membership* m = serving()) return serve_next(m, p_last, p_lb, p_ub, p_st);                            \
+    return real().next_##suffix(loc, gtid, p_last, p_lb, p_ub, p_st);                                         \
+  }
+SELFSCHED_INTERPOSED_INIT(4, std::int32_t, std::int32_t)
+SELFSCHED_INTERPOSED_INIT(4u, std::uint32_t, std::int32_t)
+SELFSCHED_INTERPOSED_INIT(8, std::int64_t, std::int64_t)
+SELFSCHED_INTERPOSED_INIT(8u, std::uint64_t, std::int64_t)
+SELFSCHED_INTERPOSED_NEXT(4, std::int32_t, std::int32_t)
+SELFSCHED_INTERPOSED_NEXT(4u, std::uint32_t, std::int32_t)
+SELFSCHED_INTERPOSED_NEXT(8, std::int64_t, std::int64_t)
+SELFSCHED_INTERPOSED_NEXT(8u, std::uint64_t, std::int64_t)
+#undef SELFSCHED_INTERPOSED_INIT
+#undef SELFSCHED_INTERPOSED_NEXT
+
+// clang >= 18 calls this after every dispatch loop; libomp < 18 lacks it, so
+// a clang-19 binary also runs on libomp 14 with libselfsched loaded.
+void interposed_deinit(ident_t* loc, std::int32_t gtid) {
+  membership* m = current_membership();
+  if (m != nullptr && m->last_loop_ours) return;
+  if (m != nullptr && m->forwarded.record != nullptr) forwarded_loop_end(*m);
+  if (real().deinit != nullptr) real().deinit(loc, gtid);
+}
+
 }  // namespace
+
+// What the exported dispatch entry points run: libselfsched's own until
+// start-up finds a libomp that took our schedules (libomp_hooks.hpp); then
+// libomp decides every loop, and each entry point is one jump into libomp's,
+// so a loop libomp serves costs what it costs without libselfsched.
+struct dispatch_entry_points {
+  decltype(real_entry_points::init_4) init_4 = interposed_init_4;
+  decltype(real_entry_points::init_4u) init_4u = interposed_init_4u;
+  decltype(real_entry_points::init_8) init_8 = interposed_init_8;
+  decltype(real_entry_points::init_8u) init_8u = interposed_init_8u;
+  decltype(real_entry_points::next_4) next_4 = interposed_next_4;
+  decltype(real_entry_points::next_4u) next_4u = interposed_next_4u;
+  decltype(real_entry_points::next_8) next_8 = interposed_next_8;
+  decltype(real_entry_points::next_8u) next_8u = interposed_next_8u;
+  decltype(real_entry_points::deinit) deinit = interposed_deinit;
+};
+// Named for the assembler (the jumps below); not exported (exports.map).
+[[gnu::visibility("hidden")]] dispatch_entry_points dispatch asm("selfsched_dispatch_entry_points");
+
+void hand_dispatch_to_runtime() {
+  const real_entry_points& r = detail::resolved;
+  if (r.next_8 == nullptr || r.deinit == nullptr) return;  // libomp not loaded yet: keep serving
+  dispatch = {r.init_4, r.init_4u, r.init_8, r.init_8u, r.next_4, r.next_4u, r.next_8, r.next_8u, r.deinit};
+}
+
 }  // namespace selfsched::omp
 
 using selfsched::omp::ident_t;
 using selfsched::omp::real;
 namespace so = selfsched::omp;
 
+// Each exported dispatch entry point is one jump through its slot of
+// `dispatch`, so the callee sees the program's return address (the loop
+// site, OMPT's codeptr_ra). On x86-64 it is written out: clang makes a tail
+// call through memory a load and a jump, and one instruction is what a
+// chunk of a loop libomp serves may cost (patches/README.md).
+#if defined(__x86_64__) && defined(__ELF__)
+#if defined(__CET__) && (__CET__ & 1)
+#define SELFSCHED_BRANCH_TARGET "endbr64\n"
+#else
+#define SELFSCHED_BRANCH_TARGET ""
+#endif
+#define SELFSCHED_JUMP_THROUGH(name, slot, ...)                                                                 \
+  static_assert(offsetof(so::dispatch_entry_points, slot) == 8 * (__VA_ARGS__));                            \
+  asm(".text\n.globl " #name "\n.type " #name ", @function\n.p2align 4\n" #name ":\n" SELFSCHED_BRANCH_TARGET \
+      "jmp *selfsched_dispatch_entry_points+8*" #__VA_ARGS__ "(%rip)\n.size " #name ", .-" #name "\n");
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_init_4, init_4, 0)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_init_4u, init_4u, 1)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_init_8, init_8, 2)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_init_8u, init_8u, 3)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_next_4, next_4, 4)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_next_4u, next_4u, 5)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_next_8, next_8, 6)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_next_8u, next_8u, 7)
+SELFSCHED_JUMP_THROUGH(__kmpc_dispatch_deinit, deinit, 8)
+#undef SELFSCHED_JUMP_THROUGH
+#else
 extern "C" {
+#if defined(__has_cpp_attribute) && __has_cpp_attribute(clang::musttail)
+#define SELFSCHED_TAIL_CALL [[clang::musttail]]
+#else
+#define SELFSCHED_TAIL_CALL  // an optimizing build makes it a tail call anyway
+#endif
+#define SELFSCHED_EXPORT_INIT(suffix, T, ST)                                                                  \
+  void __kmpc_dispatch_init_##suffix(ident_t* loc, std::int32_t gtid, int schedule, T lb, T ub, ST st, ST chunk) { \
+    SELFSCHED_TAIL_CALL return so::dispatch.init_##suffix(loc, gtid, schedule, lb, ub, st, chunk);              \
+  }
+#define SELFSCHED_EXPORT_NEXT(suffix, T, ST)                                                                        \
+  int __kmpc_dispatch_next_##suffix(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, T* p_lb, T* p_ub,      \
+                                    ST* p_st) {                                                                     \
+    SELFSCHED_TAIL_CALL return so::dispatch.next_##suffix(loc, gtid, p_last, p_lb, p_ub, p_st);                    \
+  }
+SELFSCHED_EXPORT_INIT(4, std::int32_t, std::int32_t)
+SELFSCHED_EXPORT_INIT(4u, std::uint32_t, std::int32_t)
+SELFSCHED_EXPORT_INIT(8, std::int64_t, std::int64_t)
+SELFSCHED_EXPORT_INIT(8u, std::uint64_t, std::int64_t)
+SELFSCHED_EXPORT_NEXT(4, std::int32_t, std::int32_t)
+SELFSCHED_EXPORT_NEXT(4u, std::uint32_t, std::int32_t)
+SELFSCHED_EXPORT_NEXT(8, std::int64_t, std::int64_t)
+SELFSCHED_EXPORT_NEXT(8u, std::uint64_t, std::int64_t)
+#undef SELFSCHED_EXPORT_INIT
+#undef SELFSCHED_EXPORT_NEXT
+void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) { SELFSCHED_TAIL_CALL return so::dispatch.deinit(loc, gtid); }
+}  // extern "C"
+#endif
 
-void __kmpc_dispatch_init_4(ident_t* loc, std::int32_t gtid, int schedule, std::int32_t lb, std::int32_t ub,
-                            std::int32_t st, std::int32_t chunk) {
-  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_4(loc, gtid, schedule, lb, ub, st, chunk); });
-}
-void __kmpc_dispatch_init_4u(ident_t* loc, std::int32_t gtid, int schedule, std::uint32_t lb, std::uint32_t ub,
-                             std::int32_t st, std::int32_t chunk) {
-  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_4u(loc, gtid, schedule, lb, ub, st, chunk); });
-}
-void __kmpc_dispatch_init_8(ident_t* loc, std::int32_t gtid, int schedule, std::int64_t lb, std::int64_t ub,
-                            std::int64_t st, std::int64_t chunk) {
-  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_8(loc, gtid, schedule, lb, ub, st, chunk); });
-}
-void __kmpc_dispatch_init_8u(ident_t* loc, std::int32_t gtid, int schedule, std::uint64_t lb, std::uint64_t ub,
-                             std::int64_t st, std::int64_t chunk) {
-  so::dispatch_init({loc, __builtin_return_address(0)}, schedule, lb, ub, st, chunk, [&] { real().init_8u(loc, gtid, schedule, lb, ub, st, chunk); });
-}
-
-int __kmpc_dispatch_next_4(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int32_t* p_lb,
-                           std::int32_t* p_ub, std::int32_t* p_st) {
-  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
-  return real().next_4(loc, gtid, p_last, p_lb, p_ub, p_st);
-}
-int __kmpc_dispatch_next_4u(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::uint32_t* p_lb,
-                            std::uint32_t* p_ub, std::int32_t* p_st) {
-  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
-  return real().next_4u(loc, gtid, p_last, p_lb, p_ub, p_st);
-}
-int __kmpc_dispatch_next_8(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::int64_t* p_lb,
-                           std::int64_t* p_ub, std::int64_t* p_st) {
-  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
-  return real().next_8(loc, gtid, p_last, p_lb, p_ub, p_st);
-}
-int __kmpc_dispatch_next_8u(ident_t* loc, std::int32_t gtid, std::int32_t* p_last, std::uint64_t* p_lb,
-                            std::uint64_t* p_ub, std::int64_t* p_st) {
-  if (so::membership* m = so::serving()) return so::serve_next(m, p_last, p_lb, p_ub, p_st);
-  return real().next_8u(loc, gtid, p_last, p_lb, p_ub, p_st);
-}
+extern "C" {
 
 // distribute parallel for through libomp's dist_dispatch (compilers other
 // than clang emit it): always libomp's. Recorded, so that the next
@@ -266,14 +340,6 @@ void __kmpc_doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* v
 }
 void __kmpc_doacross_fini(ident_t* loc, std::int32_t gtid) { so::doacross_fini(loc, gtid); }
 
-// clang >= 18 calls this after every dispatch loop; libomp < 18 lacks it, so
-// a clang-19 binary also runs on libomp 14 with libselfsched loaded.
-void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) {
-  so::membership* m = so::current_membership();
-  if (m != nullptr && m->last_loop_ours) return;
-  if (m != nullptr && m->forwarded.record != nullptr) so::forwarded_loop_end(*m);
-  if (real().deinit != nullptr) real().deinit(loc, gtid);
-}
 
 // A standard kind chosen from code takes runtime loops back from selfsched,
 // for the calling task's next regions, as libomp's own choice; but `auto`

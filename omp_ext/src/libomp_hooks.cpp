@@ -166,6 +166,7 @@ void register_runtime_schedules() {
     }
   }
   detail::hooks_in_use.store(registered_count > 0, std::memory_order_relaxed);
+  if (registered_count > 0) hand_dispatch_to_runtime();
   if (s.verbose)
     warn("libomp takes registered loop schedules: %d selfsched schedules registered, libomp decides which "
          "loops are selfsched's (SELFSCHED_HOOKS=off interposes as on any libomp)",

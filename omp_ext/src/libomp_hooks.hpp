@@ -1,15 +1,13 @@
 // A libomp built with patches/ takes loop schedules registered from outside
 // (__kmpc_register_loop_schedule). In such a process selfsched registers its
 // techniques there and libomp decides which loops are selfsched's: the
-// entry points libselfsched defines (kmpc.cpp; a preloaded library cannot
-// stop defining them) hand every loop start, doacross call and schedule
-// call to libomp, OMP_SCHEDULE is not rewritten, and omp_get_schedule,
-// OMP_DISPLAY_ENV and doacross loops are libomp's. libomp calls back
-// init_loop, which starts the loop as the interposed path does
-// (libomp_loops.hpp); its chunks are then served where the program asks
-// for them: by libselfsched's __kmpc_dispatch_next_* when it interposes,
-// else by libomp through the next hooks. With a stock libomp nothing here
-// is used.
+// dispatch entry points libselfsched defines (kmpc.cpp; a preloaded library
+// cannot stop defining them) become one jump each into libomp's, the
+// doacross and schedule calls go to libomp, OMP_SCHEDULE is not rewritten,
+// and omp_get_schedule, OMP_DISPLAY_ENV and doacross loops are libomp's.
+// libomp calls back init_loop, which starts the loop as the interposed path
+// does (libomp_loops.hpp), and the next hooks for its chunks. With a stock
+// libomp nothing here is used.
 #pragma once
 
 #include <atomic>
@@ -33,6 +31,10 @@ inline bool runtime_hooks_in_use() { return detail::hooks_in_use.load(std::memor
 // guided loops SELFSCHED_OVERRIDE names. SELFSCHED_VERBOSE says which way
 // libomp's loops reach selfsched.
 void register_runtime_schedules();
+
+// kmpc.cpp: the exported dispatch entry points jump straight into libomp's
+// from now on (called once, at start-up, when libomp took our schedules).
+void hand_dispatch_to_runtime();
 
 // The technique OMP_SCHEDULE or SELFSCHED_SCHEDULE names, registered under
 // its text so that libomp reads it from OMP_SCHEDULE; `auto` is libomp's
