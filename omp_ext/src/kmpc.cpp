@@ -58,21 +58,6 @@ const active_schedule* technique_for_loop(const membership& m, int schedule) {
                          "has its own); schedule(runtime) loops run with libomp's schedule");
 }
 
-void begin_libomp_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n, int schedule,
-                       std::int64_t chunk) {
-  const int kind = sched::without_modifiers(schedule);
-  // runtime and auto loops carry no chunk of their own (clang passes 1).
-  const bool chunk_written = kind != sched::auto_kind && kind != sched::runtime;
-  // Nonmonotonic only where the compiler says so: clang marks dynamic,
-  // guided, runtime and auto loops nonmonotonic from OpenMP 5.0 on, unless
-  // written monotonic; a program built for OpenMP 4.5 carries no modifier
-  // and expects monotonic order, as does a doacross loop (ordered(n)).
-  const bool monotonic = (schedule & sched::modifier_nonmonotonic) == 0 ||
-                         m.doacross.mode == doacross_thread::state::pending;
-  begin_loop(m, site, technique, n, chunk_written ? static_cast<iter_t>(chunk) : 1,
-             monotonic ? chunk_order::monotonic : chunk_order::nonmonotonic);
-}
-
 namespace {
 
 // SELFSCHED_VERBOSE: which loop went to libomp and why, once per loop site.

@@ -15,9 +15,9 @@
 namespace selfsched::omp {
 namespace {
 
-constexpr std::uint64_t free_for(std::uint64_t instance) { return 3 * instance; }
-constexpr std::uint64_t setting_up(std::uint64_t instance) { return 3 * instance + 1; }
-constexpr std::uint64_t ready(std::uint64_t instance) { return 3 * instance + 2; }
+constexpr auto free_for = loop_slot::free_for;
+constexpr auto setting_up = loop_slot::setting_up;
+constexpr auto ready = loop_slot::ready;
 
 loop_params params_for(const active_schedule& technique, iter_t n, int team_size, iter_t clause_chunk,
                        const team_placement& placement) {
@@ -34,8 +34,7 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.seed = s.seed;
   // Fixed techniques and auto (which measures) ignore powers; the profile
   // reports them. Finding them may load the topology: milliseconds.
-  if ((!is_fixed(technique.spec) && !is_plain_auto(technique.spec)) || profiling())
-    lp.powers = thread_powers(placement, team_size);
+  if (technique.reads_placement) lp.powers = thread_powers(placement, team_size);
   return lp;
 }
 
@@ -50,8 +49,26 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
        function.c_str(), static_cast<long long>(n), team_size, technique.text.c_str());
 }
 
-void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, iter_t n, int team_size,
-            iter_t clause_chunk, chunk_order order, const team_placement& placement) {
+// The plan for `key`: the team's last one if it matches, else built (and
+// kept as the team's last). nullptr if the technique cannot be planned.
+std::shared_ptr<const chunk_plan> shared_plan(team_state& team, const plan_key& key, const schedule_spec& spec,
+                                              const loop_params& lp) {
+  {
+    std::lock_guard guard(team.plan_lock);
+    if (team.last_plan && team.last_planned == key) return team.last_plan;
+  }
+  std::optional<chunk_plan> built = chunk_plan::build(*make_schedule(spec, lp), lp);
+  if (!built) return nullptr;
+  auto plan = std::make_shared<const chunk_plan>(std::move(*built));
+  std::lock_guard guard(team.plan_lock);
+  team.last_plan = plan;
+  team.last_planned = key;
+  return plan;
+}
+
+[[gnu::noinline]] void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, iter_t n, int team_size,
+            iter_t clause_chunk, chunk_order order, team_state& team) {
+  const team_placement& placement = team.placement;
   slot.plain_plan = false;
   note_loop_served();
   if (current_settings().verbose) announce(site, technique, n, team_size);
@@ -104,7 +121,7 @@ void set_up(loop_slot& slot, loop_site site, const active_schedule& technique, i
   if (!is_fixed(technique.spec)) {
     slot.plan.reset();
   } else if (const plan_key key = plan_key::of(technique.spec, lp); !slot.plan || !(slot.planned == key)) {
-    slot.plan = chunk_plan::build(*make_schedule(technique.spec, lp), lp);
+    slot.plan = shared_plan(team, key, technique.spec, lp);
     slot.planned = key;
   }
   // Not fixed, or too long a plan (build() used up its technique): served in order.
@@ -174,27 +191,34 @@ void team_state::reset() {
   forwarded.clear();
 }
 
-void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
-                iter_t clause_chunk, chunk_order order) {
-  const std::uint64_t instance = m.loops_entered++;
-  loop_slot& slot = m.team->slots[instance % loop_ring_size];
-  m.team->placement.note(m.thread_num);  // whoever sets the loop up reads our CPU
+void detail::enter_slot(membership& m, loop_slot& slot, std::uint64_t instance, loop_site site,
+                        const active_schedule& technique, iter_t n, iter_t clause_chunk, chunk_order order) {
   spin_until([&] {
     std::uint64_t seen = slot.sequence.load(std::memory_order_acquire);
     if (seen == ready(instance)) return true;
     if (seen == free_for(instance) &&
         slot.sequence.compare_exchange_strong(seen, setting_up(instance), std::memory_order_acquire)) {
-      slot.outer = m.team->outer;
-      set_up(slot, site, technique, n, m.team_size, clause_chunk, order, m.team->placement);
-      doacross_set_up(slot.doacross, m.doacross, n, m.team_size, technique.spec, slot.outer != nullptr);
+      // The same loop as this slot's last (a time step run again) on a plain
+      // plan: only the counters start again.
+      const loop_slot::replay_key key{site, &technique, n, clause_chunk, m.team_size, order};
+      const bool plain = m.team->outer == nullptr && m.doacross.mode != doacross_thread::state::pending;
+      if (plain && slot.replay == key) {
+        slot.next_step.store(0, std::memory_order_relaxed);
+        slot.finished.store(0, std::memory_order_relaxed);
+      } else {
+        slot.outer = m.team->outer;
+        set_up(slot, site, technique, n, m.team_size, clause_chunk, order, *m.team);
+        doacross_set_up(slot.doacross, m.doacross, n, m.team_size, technique.spec, slot.outer != nullptr);
+        slot.replay = plain && slot.plain_plan ? key : loop_slot::replay_key{};
+      }
       slot.sequence.store(ready(instance), std::memory_order_release);
       return true;
     }
     return false;  // being set up, or still used by loop instance - ring size
   });
-  m.loop = loop_cursor{};
-  m.loop.slot = &slot;
-  m.loop.instance = instance;
+}
+
+void detail::join_measured_loop(membership& m, loop_slot& slot) {
   if (slot.self_tuning) m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
   doacross_join(m.doacross, slot.doacross);
   if (slot.profile) probe_enter(m.probe, m.thread_num);

@@ -54,12 +54,15 @@ struct plan_key {
 struct alignas(64) loop_slot {
   // 3 * instance + {0: free for it, 1: being set up, 2: ready}.
   std::atomic<std::uint64_t> sequence{0};
+  static constexpr std::uint64_t free_for(std::uint64_t instance) { return 3 * instance; }
+  static constexpr std::uint64_t setting_up(std::uint64_t instance) { return 3 * instance + 1; }
+  static constexpr std::uint64_t ready(std::uint64_t instance) { return 3 * instance + 2; }
 
   // Set up by the first thread, then read-only until the slot is freed.
   iter_t n = 0;
   int team_size = 1;
-  std::optional<chunk_plan> plan;      // fixed techniques: one fetch-and-add per claim
-  plan_key planned;                    // what `plan` was built for
+  std::shared_ptr<const chunk_plan> plan;  // fixed techniques: one fetch-and-add per claim
+  plan_key planned;                        // what `plan` was built for
   std::unique_ptr<scheduler> serial;   // weighted and adaptive: a short critical section
   bool adaptive = false;
   bool uses_queue = false;             // weighted: each request carries Q_k (runqueue.hpp)
@@ -93,6 +96,17 @@ struct alignas(64) loop_slot {
   bool plain_plan = false;
   iter_t uniform_size = 0;  // 0: look the step up in plan
   iter_t chunk_count = 0;
+  // A plain plan's loop as it was set up: the next instance with the same
+  // key (every time step of a simulation) reuses the whole set-up.
+  struct replay_key {
+    loop_site site{};
+    const active_schedule* technique = nullptr;  // nullptr: nothing to replay
+    iter_t n = 0, clause_chunk = 0;
+    int team_size = 0;
+    chunk_order order = chunk_order::monotonic;
+    bool operator==(const replay_key&) const = default;
+  };
+  replay_key replay;
 
   alignas(64) std::atomic<iter_t> next_step{0};
   alignas(64) std::atomic<int> finished{0};
@@ -103,6 +117,11 @@ struct alignas(64) loop_slot {
 
 struct team_state {
   loop_slot slots[loop_ring_size];
+  // The last plan a slot built: the next slots' loops of the same shape
+  // (successive instances go round the ring) share it.
+  spin_lock plan_lock;
+  std::shared_ptr<const chunk_plan> last_plan;
+  plan_key last_planned;
   // Serves the team's schedule(runtime) loops; fixed when the region begins,
   // as libomp fixes the team's run-sched-var, so every member decides alike.
   const active_schedule* technique = nullptr;
@@ -134,6 +153,15 @@ struct loop_cursor {
   iter_t running_size = 0;         // adaptive: the chunk being run ...
   std::int64_t running_since = 0;  // ... and when it was handed out (ns)
   auto_estimate estimate;          // auto: this thread's rates, carried between instances of a site
+
+  // A new loop: what its claims read before they write. The caller sets the
+  // bounds; auto loops set `estimate` (join_measured_loop), libgomp `end`.
+  void enter(loop_slot& s, std::uint64_t i) {
+    slot = &s;
+    instance = i;
+    plan_hint = 0;
+    running_size = 0;
+  }
 };
 
 // A thread's place in one team.
@@ -155,11 +183,30 @@ struct membership {
   forwarded_probe forwarded;    // SELFSCHED_PROFILE_FORWARDED only
 };
 
+namespace detail {
+// begin_loop's cold parts: the first thread to reach a slot sets it up, the
+// others wait until it is ready (or, ahead of the team, until the instance a
+// ring before left it); loops that time, profile or run doacross join them.
+void enter_slot(membership& m, loop_slot& slot, std::uint64_t instance, loop_site site,
+                const active_schedule& technique, iter_t n, iter_t clause_chunk, chunk_order order);
+void join_measured_loop(membership& m, loop_slot& slot);
+}
+
 // Enters the team's next selfsched loop of n iterations with `technique`.
 // `clause_chunk` is the chunk written in the schedule clause (a minimum).
 // The caller then stores the loop's bounds in m.loop.lower / m.loop.stride.
-void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
-                iter_t clause_chunk, chunk_order order);
+// Inline: a loop run again (every time step) costs a few loads and stores.
+inline void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
+                       iter_t clause_chunk, chunk_order order) {
+  const std::uint64_t instance = m.loops_entered++;
+  loop_slot& slot = m.team->slots[instance % loop_ring_size];
+  if (technique.reads_placement) m.team->placement.note(m.thread_num);  // whoever sets the loop up reads our CPU
+  if (slot.sequence.load(std::memory_order_acquire) != loop_slot::ready(instance))
+    detail::enter_slot(m, slot, instance, site, technique, n, clause_chunk, order);
+  m.loop.enter(slot, instance);
+  if (slot.self_tuning || slot.profile != nullptr || m.doacross.mode == doacross_thread::state::pending)
+    detail::join_measured_loop(m, slot);
+}
 
 // The hot path. size == 0: this thread is done with the loop.
 chunk claim_next_chunk_slow(membership& m);

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "libomp_hooks.hpp"
+#include "profile.hpp"
 #include "runtimes.hpp"
 #include "selfsched/core/registry.hpp"
+#include "selfsched/core/scheduler.hpp"
 #include "settings.hpp"
 
 namespace selfsched::omp {
@@ -76,7 +78,8 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
   std::lock_guard guard(k.lock);
   for (const active_schedule* a : k.list)
     if (a->text == full) return technique = a, true;
-  technique = k.list.emplace_back(new active_schedule{parsed.spec, std::move(full)});
+  const bool reads_placement = (!is_fixed(parsed.spec) && !is_plain_auto(parsed.spec)) || profiling();
+  technique = k.list.emplace_back(new active_schedule{parsed.spec, std::move(full), reads_placement});
   return true;
 }
 

@@ -206,7 +206,7 @@ void finalize_tool(ompt_data_t*) { tool_started = false; }
 }  // namespace
 
 
-membership* membership_for_new_loop() {
+membership* detail::first_membership() {
   if (!tool_started && !reported_by_runtime) return nullptr;
   context();
   return current_membership();

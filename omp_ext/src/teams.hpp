@@ -22,7 +22,13 @@ inline membership* current_membership() { return detail::innermost; }
 
 // The same, creating this thread's bookkeeping if needed (for loops outside
 // any parallel region). nullptr when selfsched cannot tell.
-membership* membership_for_new_loop();
+namespace detail {
+membership* first_membership();
+}
+inline membership* membership_for_new_loop() {
+  membership* m = current_membership();
+  return m != nullptr ? m : detail::first_membership();
+}
 
 // Did libomp start our tool, or does a runtime binding report regions
 // (below)? If not, every loop goes to the runtime.
