@@ -48,6 +48,7 @@ cases=(
   "libomp-dynamic1-nonmonotonic|nonmonotonic:dynamic,1||no"
   "forwarded-dynamic1-monotonic|monotonic:dynamic,1|ss|yes"
   "forwarded-dynamic1-monotonic-interposed|monotonic:dynamic,1|ss|yes"
+  "forwarded-dynamic1-monotonic-hooks|monotonic:dynamic,1|ss|after"
   "forwarded-dynamic1-nonmonotonic|nonmonotonic:dynamic,1|ss|yes"
   "selfsched-gss|runtime|gss|yes"
   "libomp-guided1|guided,1||no"
