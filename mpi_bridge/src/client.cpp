@@ -23,7 +23,9 @@ void engine::ask(client_loop& loop) {
   loop.asked = true;
   loop.asked_at = now_ns();
   loop.wanted = false;
-  const request_msg m{loop.index, loop.n, loop.site, loop.report_size, loop.report_ns, loop.in_order, loop.bounds};
+  const double queue = load_correction_ ? omp::bridge::run_queue_length() : 1.0;
+  const request_msg m{loop.index, loop.n, loop.site, loop.report_size, loop.report_ns, loop.in_order, loop.bounds,
+                      queue};
   loop.report_size = 0, loop.report_ns = 0;
   if (rma_) return rma_->issue();
   if (parent_ == rank_) {

@@ -146,7 +146,8 @@ class engine final : public omp::outer_source, public server_host {
   std::string outer_text_;
   schedule_spec outer_;
   loop_params base_;  // p = ranks, powers = rank weights
-  std::vector<double> weights_;
+  std::vector<double> weights_;  // the ranks' powers; their Q travels with each request
+  bool load_correction_ = true;  // SELFSCHED_MPI_LOAD: requests carry the asking thread's Q
   double prefetch_ = 0;
   bool prefetching_ = false;
   // Latency hiding: the round trip of a request, exponentially averaged; 0

@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -54,20 +55,27 @@ struct request_msg {
   std::int64_t reported_ns = 0;
   bool in_order = false;
   chunk_bounds bounds;
+  // The asking rank's run-queue length Q now (1: no correction): weighted
+  // outer techniques divide its power by it, as mechanism W does per thread
+  // (seed 000, Sect. 3), so a rank that becomes loaded gets smaller chunks
+  // within the region.
+  double queue = 1.0;
 
-  static constexpr int length = 8;
+  static constexpr int length = 9;
   std::array<std::int64_t, length> pack() const {
     return {static_cast<std::int64_t>(index), n, static_cast<std::int64_t>(site), reported_size, reported_ns,
-            in_order ? 1 : 0, bounds.min, bounds.max};
+            in_order ? 1 : 0, bounds.min, bounds.max, std::bit_cast<std::int64_t>(queue)};
   }
   static request_msg unpack(const std::int64_t* m) {
     return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4], m[5] != 0,
-            {m[6], m[7]}};
+            {m[6], m[7]}, valid_queue(std::bit_cast<double>(m[8]))};
   }
+  // A malformed Q (not a number, below 1) counts as none.
+  static double valid_queue(double q) { return q >= 1.0 && q < 1e6 ? q : 1.0; }
 };
 
 constexpr int reply_length = 3;
-constexpr int refill_header = 5;  // index, n, site, min, max; then triples
+constexpr int refill_header = 5;  // index, n, site, min, max; then each group rank's Q, then triples
 constexpr int batch_header = 1;   // index; then triples
 constexpr int chunk_note_length = 3;  // finished, cancel: index, start, size
 

@@ -1,6 +1,7 @@
 #include "server.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "selfsched/core/registry.hpp"
@@ -9,7 +10,11 @@ namespace selfsched::mpi::detail {
 
 server::server(server_host& host, MPI_Comm comm, int rank, server_roles roles, schedule_spec outer,
                loop_params base)
-    : host_(host), comm_(comm), rank_(rank), roles_(std::move(roles)), outer_(outer), base_(std::move(base)) {}
+    : host_(host), comm_(comm), rank_(rank), roles_(std::move(roles)), outer_(outer), base_(std::move(base)) {
+  int size = 1;
+  MPI_Comm_size(comm_, &size);
+  queues_.assign(static_cast<std::size_t>(size), 1.0);
+}
 
 server::~server() {
   for (outgoing& out : outgoing_) {
@@ -64,11 +69,11 @@ server::pooled_loop& server::pooled(std::uint64_t index, iter_t n, std::uint64_t
   return loop;
 }
 
-chunk server::assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns) {
+chunk server::assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns, double queue) {
   // Adaptive outer techniques learn the rank's rate from its last outer chunk.
   if (reported_size > 0 && reported_ns > 0)
     loop.rule->record(rank, reported_size, static_cast<double>(reported_ns) * 1e-9);
-  const chunk c = loop.rule->next(rank);
+  const chunk c = loop.rule->next(rank, queue);
   if (!roles_.duplicate) return c;
   if (c.size > 0) {
     loop.handed.push_back({c, {rank}});
@@ -115,9 +120,10 @@ void server::finished(int from, std::uint64_t index, chunk c) {
 void server::request(int from, const request_msg& m) {
   if (!roles_.leader) {  // the master: the technique's next chunk for this rank
     scheduled_loop& loop = scheduled(m.index, m.n, m.site, m.bounds, from);
-    answer(from, m.index, assign(loop, from, m.reported_size, m.reported_ns));
+    answer(from, m.index, assign(loop, from, m.reported_size, m.reported_ns, m.queue));
     return;
   }
+  queues_[static_cast<std::size_t>(from)] = m.queue;  // passed up with the next refill
   pooled_loop& loop = pooled(m.index, m.n, m.site, from);
   loop.in_order = loop.in_order || m.in_order;
   loop.bounds = m.bounds;
@@ -129,7 +135,7 @@ void server::request(int from, const request_msg& m) {
 // Supermaster: one chunk for each rank of the leader's node, computed for
 // that rank (its weight), while there is work (seed 004, Sect. 4, step 2b).
 std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
-                                             int leader,
+                                             int leader, const std::int64_t* queues,
                                              const std::int64_t* reports, int report_count) {
   const auto group = roles_.groups.find(leader);
   if (group == roles_.groups.end())
@@ -140,8 +146,9 @@ std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std:
     if (r[1] > 0 && r[2] > 0) loop.rule->record(static_cast<int>(r[0]), r[1], static_cast<double>(r[2]) * 1e-9);
   }
   std::vector<std::int64_t> batch{static_cast<std::int64_t>(index)};
-  for (const int rank : group->second) {
-    const chunk c = loop.rule->next(rank);
+  for (std::size_t k = 0; k < group->second.size(); ++k) {
+    const int rank = group->second[k];
+    const chunk c = loop.rule->next(rank, request_msg::valid_queue(std::bit_cast<double>(queues[k])));
     if (c.size == 0) break;
     batch.insert(batch.end(), {rank, c.start, c.size});
   }
@@ -183,15 +190,18 @@ void server::maybe_refill(std::uint64_t index, pooled_loop& loop) {
   if (loop.waiting.empty() && loop.pool.size() * 2 > roles_.group.size()) return;
   std::vector<std::int64_t> reports = std::exchange(loop.reports, {});
   const int report_count = static_cast<int>(reports.size() / 3);
+  std::vector<std::int64_t> queues;  // the group's last Qs, in group order
+  for (const int rank : roles_.group) queues.push_back(std::bit_cast<std::int64_t>(queues_[static_cast<std::size_t>(rank)]));
   if (roles_.root) {
     const std::vector<std::int64_t> batch =
-        make_batch(index, loop.n, loop.site, loop.bounds, rank_, reports.data(), report_count);
+        make_batch(index, loop.n, loop.site, loop.bounds, rank_, queues.data(), reports.data(), report_count);
     take_batch(index, loop, batch.data() + batch_header, static_cast<int>(batch.size() - batch_header) / 3);
     return;
   }
   loop.refilling = true;
   std::vector<std::int64_t> message{static_cast<std::int64_t>(index), loop.n, static_cast<std::int64_t>(loop.site),
                                     loop.bounds.min, loop.bounds.max};
+  message.insert(message.end(), queues.begin(), queues.end());
   message.insert(message.end(), reports.begin(), reports.end());
   loop.batch.assign(batch_header + 3 * roles_.group.size(), 0);
   MPI_Irecv(loop.batch.data(), static_cast<int>(loop.batch.size()), MPI_INT64_T, 0, tag_batch, comm_,
@@ -222,12 +232,15 @@ bool server::receive(int tag) {
     if (count != chunk_note_length) host_.fatal("malformed chunk report from rank " + std::to_string(from));
     finished(from, static_cast<std::uint64_t>(incoming_[0]), {incoming_[1], incoming_[2]});
   } else {  // refill
-    if (count < refill_header || (count - refill_header) % 3 != 0)
+    const auto group = roles_.groups.find(from);
+    const int group_size = group == roles_.groups.end() ? 0 : static_cast<int>(group->second.size());
+    if (group_size == 0 || count < refill_header + group_size || (count - refill_header - group_size) % 3 != 0)
       host_.fatal("malformed refill from rank " + std::to_string(from));
     const auto index = static_cast<std::uint64_t>(incoming_[0]);
+    const std::int64_t* queues = incoming_.data() + refill_header;
     std::vector<std::int64_t> batch =
         make_batch(index, incoming_[1], static_cast<std::uint64_t>(incoming_[2]), {incoming_[3], incoming_[4]}, from,
-                   incoming_.data() + refill_header, (count - refill_header) / 3);
+                   queues, queues + group_size, (count - refill_header - group_size) / 3);
     send(from, tag_batch, std::move(batch));
   }
   return true;

@@ -104,10 +104,10 @@ class server {
   pooled_loop& pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from);
   void check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                        std::uint64_t known_site, int known_from);
-  chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns);
+  chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns, double queue);
   chunk copy_for(scheduled_loop& loop, int rank);
   std::vector<std::int64_t> make_batch(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
-                                       int leader,
+                                       int leader, const std::int64_t* queues,
                                        const std::int64_t* reports, int report_count);
   void take_batch(std::uint64_t index, pooled_loop& loop, const std::int64_t* triples, int count);
   bool answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank);
@@ -125,6 +125,7 @@ class server {
   std::map<std::uint64_t, scheduled_loop> scheduled_;
   std::map<std::uint64_t, pooled_loop> pooled_;  // map: nodes stay put while a batch is received into them
   std::map<std::uint64_t, adaptive_history> histories_;  // by loop site
+  std::vector<double> queues_;  // hier leader: each rank's Q from its last request
   std::uint64_t forgotten_ = 0;  // loops before this index are finished everywhere
   struct outgoing {
     std::vector<std::int64_t> message;

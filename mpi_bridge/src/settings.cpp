@@ -67,7 +67,8 @@ const setting_row<settings> table[] = {
      "hier and hier-mediation: ranks per node; 0 groups the ranks of each shared-memory node (MPI_Comm_split_type)",
      [](std::string_view v, settings& s) { return parse_count(v, s.node_size); }},
     {"SELFSCHED_MPI_LOAD", "true",
-     "divide each rank's weight by the run-queue length Q of its creating thread (omp_ext's run-queue monitor)",
+     "divide a rank's power by the run-queue length Q of the asking thread's CPU, sent with each request "
+     "(omp_ext's run-queue monitor)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.load); }},
     {"SELFSCHED_MPI_STATS", "false",
      "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",

@@ -58,7 +58,8 @@ engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_s
   }
 
   choose_configuration(opts_);
-  weights_ = exchange_rank_weights(comm_, current_settings(false).load);
+  weights_ = exchange_rank_powers(comm_);
+  load_correction_ = current_settings(false).load;
   const omp::bridge::library_settings inner = omp::bridge::settings();
   base_.p = size_;
   apply_chunk(outer_, base_);

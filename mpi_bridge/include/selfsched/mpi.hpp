@@ -112,7 +112,7 @@ struct statistics {
   std::string schedule;      // outer technique
   std::string thread_level;  // MPI thread level provided
   std::string resilience;    // "duplicate" when copies of unfinished chunks may run, else "off"
-  double weight = 1;         // this rank's weight (sum of its threads' powers, load-corrected)
+  double weight = 1;         // this rank's power (sum of its threads' powers; its load Q goes with each request)
   std::uint64_t loops = 0;         // shared loops finished
   std::uint64_t outer_chunks = 0;  // outer chunks this rank ran
   iter_t iterations = 0;           // iterations this rank ran
@@ -135,7 +135,8 @@ class region {
   region& operator=(const region&) = delete;
 
   statistics stats() const;
-  // Every rank's weight, by rank (what weighted outer techniques use).
+  // Every rank's power, by rank (what weighted outer techniques use, divided
+  // by the rank's run-queue length Q at each of its requests).
   std::vector<double> rank_weights() const;
 
  private:
