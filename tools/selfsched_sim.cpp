@@ -38,6 +38,8 @@ const char* const usage =
     "  --masters M[,M...]    hier: node masters (default 4)\n"
     "  --workers P[,P...]    simulated workers (default 16)\n"
     "  --speeds S:S:...      relative speeds, repeated over the workers (default all 1)\n"
+    "  --powers P:P:...      what weighted and alpha techniques are told of them, repeated\n"
+    "                        likewise (default: the speeds; e.g. CPU clocks that misjudge them)\n"
     "  --platform FILE.xml   a SimGrid platform instead: hosts worker-0.., master-0..,\n"
     "                        supermaster (hier); speeds relative to --flops\n"
     "  --slow K:F:T1:T2      worker K runs at F of its speed from T1 to T2 (repeatable)\n"
@@ -280,7 +282,7 @@ double number_of(const std::string& text, const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, cost = "uniform";
+  std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, powers, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
               atomic = "200ns", threads = "1", inner = "fss", inner_claim = "100ns";
   std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0";
@@ -316,6 +318,7 @@ int main(int argc, char** argv) {
     else if (option == "--masters") target = &masters;
     else if (option == "--workers") target = &workers;
     else if (option == "--speeds") target = &speeds;
+    else if (option == "--powers") target = &powers;
     else if (option == "--n") target = &n_text;
     else if (option == "--cost") target = &cost;
     else if (option == "--mean") target = &mean;
@@ -360,6 +363,7 @@ int main(int argc, char** argv) {
                        latency_given ? latency : "1ms", async);
     ss::platform_spec platform;
     if (!speeds.empty()) platform.speeds = ss::parse_speeds(speeds);
+    if (!powers.empty()) platform.powers = ss::parse_speeds(powers, "powers");
     if (!platform_path.empty()) {
       if (!speeds.empty() || workers != "16")
         fail("--platform: its worker-K hosts are the workers; --workers and --speeds do not apply");

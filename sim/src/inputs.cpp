@@ -110,7 +110,7 @@ std::vector<double> cost_model::costs(iter_t n) const {
   return c;
 }
 
-std::vector<double> parse_speeds(const std::string& text) {
+std::vector<double> parse_speeds(const std::string& text, const char* what) {
   std::vector<double> speeds;
   std::size_t from = 0;
   while (from <= text.size()) {
@@ -118,7 +118,7 @@ std::vector<double> parse_speeds(const std::string& text) {
     const std::string item = text.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
     double v = 0;
     if (!parse_number(item, v) || !(v > 0))
-      throw sim_error("speeds '" + text + "': '" + item + "' is not a positive number (e.g. 1:0.5)");
+      throw sim_error(std::string(what) + " '" + text + "': '" + item + "' is not a positive number (e.g. 1:0.5)");
     speeds.push_back(v);
     if (colon == std::string::npos) break;
     from = colon + 1;
@@ -202,6 +202,8 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("workers " + std::to_string(platform.workers) + " must be in [1, 1000000]");
   for (double s : platform.speeds)
     if (!(s > 0) || !std::isfinite(s)) throw sim_error("a speed of " + std::to_string(s) + ": speeds must be > 0");
+  for (double s : platform.powers)
+    if (!(s > 0) || !std::isfinite(s)) throw sim_error("a power of " + std::to_string(s) + ": powers must be > 0");
   if (!(platform.flops > 0) || !std::isfinite(platform.flops))
     throw sim_error("flops " + std::to_string(platform.flops) + " must be > 0");
   if (!(platform.latency >= 0) || !std::isfinite(platform.latency))

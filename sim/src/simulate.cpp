@@ -624,9 +624,13 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   const parse_result parsed = parse_schedule(run.technique);
   apply_chunk(parsed.spec, lp);
   lp.max_chunk = run.max_chunk;
-  // Equal workers give the techniques no powers (as the runtime does).
-  if (std::any_of(platform.speeds.begin(), platform.speeds.end(), [&](double s) { return s != platform.speeds[0]; }))
-    lp.powers = platform.speeds;
+  // The techniques are told the speeds, or the powers declared instead;
+  // equal ones give them no powers (as the runtime does).
+  const std::vector<double>& told = platform.powers.empty() ? platform.speeds : platform.powers;
+  if (std::any_of(told.begin(), told.end(), [&](double s) { return s != told[0]; })) {
+    lp.powers.resize(static_cast<std::size_t>(platform.workers));
+    for (std::size_t k = 0; k < lp.powers.size(); ++k) lp.powers[k] = told[k % told.size()];
+  }
   if (const std::string bad = selfsched::validate(lp); !bad.empty()) throw sim_error(bad);
   w.sched = std::make_unique<scheduler>(parsed.spec, lp);
   if (run.rows > 0) {

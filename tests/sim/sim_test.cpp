@@ -171,6 +171,23 @@ TEST(Sim, ASlowdownOverTimeStretchesStaticAndNotFss) {
   EXPECT_LT(simulate(platform, dynamic).makespan, 1.05 * perturbed_ideal);
 }
 
+// What the techniques are told of the speeds may be wrong (a calibration by
+// CPU clock, seed 003): alpha = 100 splits the loop by the declared powers,
+// and the hosts run at their real speeds.
+TEST(Sim, DeclaredPowersSteerTheTechniqueAndTheHostsKeepTheirSpeeds) {
+  platform_spec platform = platform_of(2, {1, 0.5});
+  platform.latency = 0;
+  run_spec run = with_free_claims(run_of("fss-100", 1000, "uniform"));
+  const result told_truth = simulate(platform, run);
+  EXPECT_NEAR(told_truth.makespan, 0.0667, 1e-4);  // 667 and 333 iterations: both busy 66.7 ms
+  platform.powers = {1};  // told they are equal
+  const result told_equal = simulate(platform, run);
+  ASSERT_EQ(told_equal.busy.size(), 2u);
+  EXPECT_NEAR(told_equal.busy[0], 0.05, 1e-9);  // 500 iterations at speed 1
+  EXPECT_NEAR(told_equal.makespan, 0.1, 1e-9);  // 500 at speed 0.5
+  EXPECT_NEAR(told_equal.ideal, told_truth.ideal, 1e-12);
+}
+
 // The same two workers from a SimGrid platform file: the same makespan.
 TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   platform_spec platform;
@@ -400,6 +417,8 @@ TEST(Sim, BadInputIsNamed) {
             std::string::npos);
   EXPECT_NE(message([] { parse_speeds("1:x"); }).find("'x' is not a positive number"), std::string::npos);
   EXPECT_NE(message([] { parse_speeds("1:0"); }).find("'0' is not a positive number"), std::string::npos);
+  EXPECT_NE(message([] { parse_speeds("1:-2", "powers"); }).find("powers '1:-2': '-2' is not a positive number"),
+            std::string::npos);
   EXPECT_NE(message([] { parse_seconds("-1us", "--latency"); }).find("--latency '-1us'"), std::string::npos);
   EXPECT_NE(message([] { cost_model::parse("sawtooth"); }).find("unknown cost model 'sawtooth'; valid: uniform"),
             std::string::npos);

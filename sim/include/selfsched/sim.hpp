@@ -65,6 +65,10 @@ struct platform_spec {
   // Relative speeds, repeated over the workers (1:0.5 makes every other
   // worker half as fast). Empty: all 1.
   std::vector<double> speeds;
+  // What weighted and alpha techniques are told of the workers' speeds,
+  // repeated over them like `speeds` (a calibration by CPU clock, say, that
+  // misjudges them: seed 003). Empty: the speeds themselves.
+  std::vector<double> powers;
   double flops = 1e9;        // flop/s of a worker of speed 1
   double latency = 2e-6;     // seconds, per link (worker, master and supermaster each have one)
   double bandwidth = 1.25e9; // bytes/s, per link
@@ -163,8 +167,8 @@ void validate(const platform_spec& platform, const run_spec& run);
 // std::runtime_error if the simulation itself failed.
 result simulate(const platform_spec& platform, const run_spec& run);
 
-// "1:0.5:0.5" -> {1, 0.5, 0.5}; throws sim_error.
-std::vector<double> parse_speeds(const std::string& text);
+// "1:0.5:0.5" -> {1, 0.5, 0.5}; throws sim_error naming `what` (the option's values).
+std::vector<double> parse_speeds(const std::string& text, const char* what = "speeds");
 // "WORKER:FACTOR:FROM:UNTIL", e.g. "3:0.25:0.5:1" (FROM and UNTIL as for
 // parse_seconds); throws sim_error.
 slowdown parse_slowdown(const std::string& text);
