@@ -232,8 +232,6 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("threads " + std::to_string(run.threads) + " must be in [1, 1024]");
   if (const parse_result inner = parse_schedule(run.inner_technique); !inner.ok())
     throw sim_error("inner technique: " + inner.error);
-  if (run.threads > 1 && !platform.losses.empty())
-    throw sim_error("a lost worker needs workers of one thread (--threads 1)");
   if (!(run.inner_claim_seconds >= 0)) throw sim_error("the inner claim time must be >= 0");
   if (run.via == transport::rma && !is_fixed(parsed.spec))
     throw sim_error("rma needs a fixed technique (chunks that depend on n and the worker count only); '" +

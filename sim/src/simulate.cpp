@@ -50,7 +50,7 @@ namespace selfsched::sim {
 namespace {
 
 struct message {
-  enum kind { request, answer, batch_request, batch, boundary, lost };
+  enum kind { request, answer, batch_request, batch, boundary, lost, finished_note };
   message(kind w, int who) : what(w), worker(who) {}
   kind what;
   int worker = 0;            // request: who asks; batch_request: which node master
@@ -58,6 +58,7 @@ struct message {
   iter_t sequence = 0;       // answer: the chunk's place in hand-out order (dependence loops)
   iter_t done = 0;           // request: the previous chunk's size
   double seconds = 0;        // and its time
+  iter_t finished_start = 0;     // finished_note: a team ran this outer chunk whole (with losses)
   std::vector<chunk> chunks; // batch
   std::vector<iter_t> sequences;  // batch: each chunk's place in hand-out order (dependence loops)
   std::vector<std::pair<int, std::pair<iter_t, double>>> timings;  // batch_request: workers' (size, seconds)
@@ -76,37 +77,57 @@ struct world {
   // With losses (rDLB): who runs what, which chunks are finished.
   int active = 0;                          // workers the master still waits for
   std::vector<bool> exited, dead;
-  std::vector<chunk> running;              // per worker, its chunk (size 0: none)
-  std::map<iter_t, std::pair<iter_t, bool>> handed_out;  // start -> (size, finished)
+  std::vector<chunk> running;              // per worker of one thread, its chunk (size 0: none)
+  struct handed_chunk {
+    iter_t size = 0;
+    bool finished = false;
+    std::vector<int> holders;  // workers running it (the first it was scheduled for)
+  };
+  std::map<iter_t, handed_chunk> handed_out;  // by start
 
   double speed(int worker) const {
     if (platform.speeds.empty()) return 1.0;
     return platform.speeds[static_cast<std::size_t>(worker) % platform.speeds.size()];
   }
   // rDLB bookkeeping of a master (or a node master) when worker k asks
-  // again: its previous chunk is finished, and `c` (if any) is what it runs
-  // now. Returns c, or when c is empty a copy of the oldest chunk of
-  // `handed` not finished yet (the first copy to finish counts).
-  chunk rdlb(int k, chunk c, const std::vector<iter_t>* handed = nullptr) {
+  // again: what it finished since is marked (a worker of one thread, its
+  // previous chunk; a team, the outer chunks it says it cut and ran whole:
+  // `finished`), and `c` (if any) is what it runs now. Returns c, or when c
+  // is empty a copy of the oldest chunk of `handed` (default: all) not
+  // finished yet and not held by k (the first copy to finish counts).
+  chunk rdlb(int k, chunk c, const std::vector<iter_t>* handed = nullptr,
+             const std::vector<iter_t>* finished = nullptr) {
     const auto i = static_cast<std::size_t>(k);
-    if (running[i].size > 0) handed_out[running[i].start].second = true;
+    if (finished != nullptr) {
+      rdlb_finished(*finished);
+    } else if (running[i].size > 0) {
+      handed_out.at(running[i].start).finished = true;
+    }
+    const auto copyable = [&](iter_t start) {
+      const handed_chunk& h = handed_out.at(start);
+      return !h.finished && std::find(h.holders.begin(), h.holders.end(), k) == h.holders.end();
+    };
     if (c.size > 0) {
-      handed_out[c.start] = {c.size, false};
+      handed_out[c.start] = {c.size, false, {k}};
     } else if (handed == nullptr) {
       for (const auto& [start, state] : handed_out)
-        if (!state.second) {
-          c = chunk{start, state.first}, ++out.reexecuted;
+        if (copyable(start)) {
+          c = chunk{start, state.size}, ++out.reexecuted;
           break;
         }
     } else {
       for (const iter_t start : *handed)
-        if (!handed_out.at(start).second) {
-          c = chunk{start, handed_out.at(start).first}, ++out.reexecuted;
+        if (copyable(start)) {
+          c = chunk{start, handed_out.at(start).size}, ++out.reexecuted;
           break;
         }
     }
+    if (c.size > 0 && handed_out.at(c.start).holders.front() != k) handed_out.at(c.start).holders.push_back(k);
     running[i] = c;
     return c;
+  }
+  void rdlb_finished(const std::vector<iter_t>& starts) {
+    for (const iter_t start : starts) handed_out.at(start).finished = true;
   }
   double work(const chunk& c) const {
     return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];
@@ -261,6 +282,7 @@ struct team {
     double begin = 0, end = 0;
     int running = 0;
     bool cut = false;
+    bool dropped = false;  // with losses: a copy another rank finished first (not logged here)
   };
   std::map<iter_t, open_chunk> open;
   // Dependence loops: intervals finished by each inner chunk of `current`,
@@ -331,6 +353,17 @@ double run_inner_intervals(world* w, team* t, chunk c, iter_t sequence, std::siz
   return computing;
 }
 
+// An outer chunk the team ran whole: logged; with losses its master is told
+// at once (the runtime's ranks send a note when they finish a chunk), so
+// that it is not copied again and copies of it elsewhere are dropped.
+void ran_whole(world* w, team* t, const team::open_chunk& done) {
+  log_chunk(w, done.c, t->rank, done.begin, done.end);
+  if (w->platform.losses.empty()) return;
+  auto* note = new message{message::finished_note, t->rank};
+  note->finished_start = done.c.start;
+  w->send(mailbox(master_box(master_of(*w, t->rank))), note, w->run.request_bytes);
+}
+
 // `current` is cut whole: logged now if none of its inner chunks runs, else
 // by the last of them to end. Under the team's lock.
 void close_cut(world* w, team* t) {
@@ -338,7 +371,7 @@ void close_cut(world* w, team* t) {
   if (t->current.size == 0 || it == t->open.end() || it->second.cut) return;
   it->second.cut = true;
   if (it->second.running == 0) {
-    log_chunk(w, it->second.c, t->rank, it->second.begin, it->second.end);
+    if (!it->second.dropped) ran_whole(w, t, it->second);
     t->open.erase(it);
   }
 }
@@ -349,6 +382,13 @@ void team_thread_actor(world* w, team* t, int thread) {
   for (;;) {
     chunk c{0, 0};
     while (c.size == 0) {
+      // With losses, a copy that another rank finished first is dropped at
+      // the next inner claim, as the runtime's ranks drop theirs when told
+      // (told at once here: the cancel message's latency is not modelled).
+      if (t->inner && !w->handed_out.empty() && w->handed_out.at(t->current.start).finished) {
+        t->inner.reset();
+        t->open[t->current.start].dropped = true;
+      }
       if (t->inner) c = t->inner->next(thread);
       if (c.size > 0) break;
       if (!t->outer.empty()) {  // the next outer chunk: split it
@@ -407,7 +447,7 @@ void team_thread_actor(world* w, team* t, int thread) {
     team::open_chunk& mine = t->open[outer.start];
     mine.end = std::max(mine.end, end);
     if (--mine.running == 0 && mine.cut) {
-      log_chunk(w, mine.c, t->rank, mine.begin, mine.end);
+      if (!mine.dropped) ran_whole(w, t, mine);
       t->open.erase(outer.start);
     }
   }
@@ -425,17 +465,22 @@ void master_actor(world* w) {
   const double service_seconds = rma ? w->run.atomic_seconds : w->run.claim_seconds;
   const double answer_bytes = rma ? atomic_bytes : w->run.request_bytes;
   const bool resilient = !w->platform.losses.empty();
+  const std::vector<iter_t> none;  // teams report what they finish in notes
   while (w->active > 0) {
     std::unique_ptr<message> req(box->get<message>());
     const auto k = static_cast<std::size_t>(req->worker);
     if (resilient && w->dead[k]) continue;  // sent before its host went down
+    if (req->what == message::finished_note) {
+      w->rdlb_finished({req->finished_start});
+      continue;
+    }
     const double from = sg4::Engine::get_clock();
     sg4::this_actor::execute(service_seconds * w->platform.flops);
     if (!rma) w->record(req->worker, req->done, req->seconds);
     auto* ans = new message{message::answer, req->worker};
     ans->c = w->next(req->worker);
     ans->sequence = w->out.chunks - 1;  // chunks go out in order: the k-th is chunk k
-    if (resilient) ans->c = w->rdlb(req->worker, ans->c);
+    if (resilient) ans->c = w->rdlb(req->worker, ans->c, nullptr, w->run.threads > 1 ? &none : nullptr);
     if (ans->c.size == 0) --w->active;
     w->send(mailbox(worker_box(req->worker)), ans, answer_bytes);
     w->master_busy[0] += sg4::Engine::get_clock() - from;
@@ -470,6 +515,8 @@ void node_master_actor(world* w, int m, int first, int last) {
   bool asked = false, exhausted = false;
   int active = last - first;
   const bool resilient = !w->platform.losses.empty();
+  const bool teams = w->run.threads > 1;
+  const std::vector<iter_t> none;
   std::vector<iter_t> handed;  // rDLB: starts of the chunks this node handed out, oldest first
   const auto ask = [&] {
     auto* req = new message{message::batch_request, m};
@@ -488,6 +535,8 @@ void node_master_actor(world* w, int m, int first, int last) {
       for (std::size_t j = 0; j < msg->chunks.size(); ++j) pool.push_back({msg->chunks[j], msg->sequences[j]});
     } else if (msg->what == message::lost) {
       --active;  // what it held is finished by a copy
+    } else if (msg->what == message::finished_note) {
+      w->rdlb_finished({msg->finished_start});
     } else if (resilient && w->dead[static_cast<std::size_t>(msg->worker)]) {
       // sent before its host went down
     } else {
@@ -504,7 +553,7 @@ void node_master_actor(world* w, int m, int first, int last) {
       }
       if (resilient) {
         if (ans->c.size > 0) handed.push_back(ans->c.start);
-        ans->c = w->rdlb(waiting.front(), ans->c, &handed);
+        ans->c = w->rdlb(waiting.front(), ans->c, &handed, teams ? &none : nullptr);
       }
       if (ans->c.size == 0) --active;
       w->send(mailbox(worker_box(waiting.front())), ans, w->run.request_bytes);

@@ -235,6 +235,37 @@ TEST(Sim, ALostWorkersChunkIsRunAgain) {
 // lost one, and one whose worker asks a moment later): done between 100
 // and 150 ms (copies are not cancelled in the model), against 50 ms
 // without losses.
+// Ranks of two threads: a team tells its master which outer chunks it ran
+// whole (it asks for the next one before the current one ends), so a lost
+// rank's chunks, and only those not finished, are run again.
+TEST(Sim, LostRanksOfSeveralThreadsHaveTheirChunksRunAgain) {
+  for (const transport via : {transport::master, transport::hier}) {
+    const std::string what = via == transport::master ? "master" : "hier";
+    platform_spec platform = platform_of(4);
+    platform.latency = 0;
+    platform.losses.push_back(parse_loss("1:20ms"));
+    run_spec run = with_free_claims(run_of("static", 4000, "uniform"));
+    run.threads = 2;
+    run.via = via;
+    run.masters = 2;
+    // Each rank's 1000 iterations take 50 ms on its two threads; rank 1's
+    // are run again by a rank that finished its own (by 100 ms). Copies
+    // of chunks finished elsewhere are dropped at their next inner claim:
+    // at most one inner chunk (fss's first: 250 iterations, 12.5 ms) more.
+    const result r = simulate(platform, run);
+    EXPECT_GE(r.makespan, 0.1 - 1e-6) << what;
+    EXPECT_LE(r.makespan, 0.1 + 0.0125 + 1e-4) << what;  // and 100 ns inner claims
+    EXPECT_GE(r.reexecuted, 1) << what;
+    expect_each_iteration_once(r, run.n, "static, two threads, a loss under " + what);
+    for (const chunk_record& c : r.chunk_log) EXPECT_NE(c.ran_on, 1) << what << ": chunk " << c.start;
+    run.technique = "fss";
+    const result f = simulate(platform, run);
+    EXPECT_GE(f.reexecuted, 1) << what;
+    expect_each_iteration_once(f, run.n, "fss, two threads, a loss under " + what);
+    for (const chunk_record& c : f.chunk_log) EXPECT_NE(c.ran_on, 1) << what << ": chunk " << c.start;
+  }
+}
+
 TEST(Sim, UnderHierANodeRunsItsLostChunksAgain) {
   platform_spec platform = platform_of(8);
   platform.latency = 0;
