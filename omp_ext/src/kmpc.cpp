@@ -167,6 +167,14 @@ inline membership* serving() {
   return m != nullptr && m->loop.slot != nullptr ? m : nullptr;
 }
 
+// The four loop forms of the dispatch entry points (clang's 4, 4u, 8, 8u):
+// suffix, bound type, stride type.
+#define SELFSCHED_LOOP_FORMS(X)          \
+  X(4, std::int32_t, std::int32_t)       \
+  X(4u, std::uint32_t, std::int32_t)     \
+  X(8, std::int64_t, std::int64_t)       \
+  X(8u, std::uint64_t, std::int64_t)
+
 // The entry points as libselfsched serves them when it interposes (a stock
 // libomp): each is reached by a tail jump from the exported one below, so
 // its return address is still the program's loop (the loop site, OMPT's
@@ -182,14 +190,8 @@ inline membership* serving() {
     if (membership* m = serving()) return serve_next(m, p_last, p_lb, p_ub, p_st);                            \
     return real().next_##suffix(loc, gtid, p_last, p_lb, p_ub, p_st);                                         \
   }
-SELFSCHED_INTERPOSED_INIT(4, std::int32_t, std::int32_t)
-SELFSCHED_INTERPOSED_INIT(4u, std::uint32_t, std::int32_t)
-SELFSCHED_INTERPOSED_INIT(8, std::int64_t, std::int64_t)
-SELFSCHED_INTERPOSED_INIT(8u, std::uint64_t, std::int64_t)
-SELFSCHED_INTERPOSED_NEXT(4, std::int32_t, std::int32_t)
-SELFSCHED_INTERPOSED_NEXT(4u, std::uint32_t, std::int32_t)
-SELFSCHED_INTERPOSED_NEXT(8, std::int64_t, std::int64_t)
-SELFSCHED_INTERPOSED_NEXT(8u, std::uint64_t, std::int64_t)
+SELFSCHED_LOOP_FORMS(SELFSCHED_INTERPOSED_INIT)
+SELFSCHED_LOOP_FORMS(SELFSCHED_INTERPOSED_NEXT)
 #undef SELFSCHED_INTERPOSED_INIT
 #undef SELFSCHED_INTERPOSED_NEXT
 
@@ -275,14 +277,8 @@ extern "C" {
                                     ST* p_st) {                                                                     \
     SELFSCHED_TAIL_CALL return so::dispatch.next_##suffix(loc, gtid, p_last, p_lb, p_ub, p_st);                    \
   }
-SELFSCHED_EXPORT_INIT(4, std::int32_t, std::int32_t)
-SELFSCHED_EXPORT_INIT(4u, std::uint32_t, std::int32_t)
-SELFSCHED_EXPORT_INIT(8, std::int64_t, std::int64_t)
-SELFSCHED_EXPORT_INIT(8u, std::uint64_t, std::int64_t)
-SELFSCHED_EXPORT_NEXT(4, std::int32_t, std::int32_t)
-SELFSCHED_EXPORT_NEXT(4u, std::uint32_t, std::int32_t)
-SELFSCHED_EXPORT_NEXT(8, std::int64_t, std::int64_t)
-SELFSCHED_EXPORT_NEXT(8u, std::uint64_t, std::int64_t)
+SELFSCHED_LOOP_FORMS(SELFSCHED_EXPORT_INIT)
+SELFSCHED_LOOP_FORMS(SELFSCHED_EXPORT_NEXT)
 #undef SELFSCHED_EXPORT_INIT
 #undef SELFSCHED_EXPORT_NEXT
 void __kmpc_dispatch_deinit(ident_t* loc, std::int32_t gtid) { SELFSCHED_TAIL_CALL return so::dispatch.deinit(loc, gtid); }
@@ -300,10 +296,7 @@ extern "C" {
     so::hand_loop_to_libomp(so::current_membership());                                                          \
     real().dist_init_##suffix(loc, gtid, schedule, p_last, lb, ub, st, chunk);                                 \
   }
-SELFSCHED_FORWARD_DIST_INIT(4, std::int32_t, std::int32_t)
-SELFSCHED_FORWARD_DIST_INIT(4u, std::uint32_t, std::int32_t)
-SELFSCHED_FORWARD_DIST_INIT(8, std::int64_t, std::int64_t)
-SELFSCHED_FORWARD_DIST_INIT(8u, std::uint64_t, std::int64_t)
+SELFSCHED_LOOP_FORMS(SELFSCHED_FORWARD_DIST_INIT)
 #undef SELFSCHED_FORWARD_DIST_INIT
 
 // Only ordered loops call fini, and those are always libomp's.
