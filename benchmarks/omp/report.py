@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 LIBOMPS = {"distribution": "Debian libomp5-19 (RelWithDebInfo, KMP_DEBUG tracing)",
-           "release": "libomp 19 built Release from the same source (make libomp-release)"}
+           "release": "libomp 19 built Release from the same source (make libomp-release)",
+           "patched": "the same Release build with patches/ (make libomp-patched): selfsched's schedules registered"}
 
 # (selfsched case, libomp or floor case) compared at every loop size.
 PAIRS = [("selfsched-ss", "atomic-floor"),

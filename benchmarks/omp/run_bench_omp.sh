@@ -8,7 +8,8 @@
 #
 # 1. build_release_libomp.sh (as root the first time; skipped with a note
 #    when it cannot run),
-# 2. bench_dispatch with the distribution's libomp and with the Release one,
+# 2. bench_dispatch with the distribution's libomp, the Release one and the
+#    Release one with patches/ (when make libomp-patched built it),
 # 3. compare_forwarding.sh (standard loops with and without libselfsched),
 # 4. callgrind_icount.sh (instruction counts),
 # 5. report.py: BUILD_DIR/bench-omp/summary.md.
@@ -37,7 +38,15 @@ if "$here/build_release_libomp.sh" "$build"; then
 else
   echo "run_bench_omp: no Release libomp (see above); measuring the distribution's only" >&2
 fi
-libomp_dir() { if [[ $1 == release ]]; then echo "$build/libomp-release/lib"; fi; }
+# With patches/ applied (make libomp-patched, also built with the tree):
+# libselfsched registers its schedules there and jumps straight into libomp.
+[[ -f $build/libomp-patched/lib/libomp.so.5 ]] && libomps+=(patched)
+libomp_dir() {
+  case $1 in
+    release) echo "$build/libomp-release/lib" ;;
+    patched) echo "$build/libomp-patched/lib" ;;
+  esac
+}
 
 note_load start
 for libomp in "${libomps[@]}"; do
@@ -55,7 +64,7 @@ done
 for libomp in "${libomps[@]}"; do
   note_load "compare_forwarding ($libomp libomp)"
   # The distribution's libomp is slow per chunk: fewer rounds keep it short.
-  ROUNDS=$([[ $libomp == release ]] && echo 9 || echo 7) "${timed[@]}" \
+  ROUNDS=$([[ $libomp == distribution ]] && echo 7 || echo 9) "${timed[@]}" \
     "$here/compare_forwarding.sh" "$build" "$out/forwarding/$libomp" "$(libomp_dir "$libomp")"
 done
 
