@@ -266,9 +266,11 @@ void worker_actor(world* w, int k) {
 // A worker of several threads (a rank and its team, the runtime's two
 // levels): the rank asks for outer chunks, its threads split each with the
 // inner technique, paying inner_claim_seconds a claim on their own core,
-// and the rank asks for the next outer chunk once 15% of the current one
-// is left (SELFSCHED_MPI_PREFETCH's default), so that it comes while the
-// threads finish this one.
+// and the rank asks for the next outer chunk early, as the runtime's ranks
+// do (mpi_bridge engine::time_to_ask): once 15% of the current one is left
+// (SELFSCHED_MPI_PREFETCH's default) and it is expected to end within two
+// round trips, from the rank's rate over its earlier outer chunks (so never
+// during its first), so that it comes while the threads finish this one.
 struct team {
   int rank = 0;
   std::deque<chunk> outer;              // outer chunks received, not started
@@ -290,6 +292,8 @@ struct team {
   std::shared_ptr<std::vector<iter_t>> progress;
   std::unique_ptr<scheduler> inner;     // its split among the threads
   double current_begin = 0, current_end = 0;
+  double rate = 0;        // iterations a second over its earlier outer chunks (faded); 0: none yet
+  double round_trip = 0;  // seconds from asking to the answer (faded); 0: not measured
   bool want = true, done = false;       // the rank should ask; no outer chunk is left
   int running = 0;                      // threads still working
   sg4::MutexPtr lock = sg4::Mutex::create();
@@ -297,6 +301,17 @@ struct team {
 };
 
 constexpr double prefetch_fraction = 0.15;
+
+// An exponential average that starts at its first sample (the runtime's).
+void fade_in(double& mean, double sample) { mean = mean > 0 ? 0.75 * mean + 0.25 * sample : sample; }
+
+// The runtime's rule for asking early (engine::time_to_ask), at a claim.
+bool time_to_ask(const team& t, iter_t left, double now) {
+  if (static_cast<double>(left) > prefetch_fraction * static_cast<double>(t.current.size)) return false;
+  if (t.rate <= 0) return false;
+  if (t.round_trip <= 0) return true;
+  return now + 2 * t.round_trip >= t.current_begin + static_cast<double>(t.current.size) / t.rate;
+}
 
 void team_rank_actor(world* w, team* t) {
   sg4::Mailbox* mine = own_mailbox(worker_box(t->rank));
@@ -307,8 +322,10 @@ void team_rank_actor(world* w, team* t) {
     t->changed->wait(guard, [&] { return t->want; });
     guard.unlock();
     iter_t sequence = 0;
+    const double asked = sg4::Engine::get_clock();
     const chunk c = ask_for_chunk(w, t->rank, mine, done, seconds, &sequence);
     guard.lock();
+    fade_in(t->round_trip, sg4::Engine::get_clock() - asked);
     t->want = false;
     if (c.size == 0) t->done = true;
     else t->outer.push_back(c), t->outer_sequence.push_back(sequence);
@@ -392,6 +409,9 @@ void team_thread_actor(world* w, team* t, int thread) {
       if (t->inner) c = t->inner->next(thread);
       if (c.size > 0) break;
       if (!t->outer.empty()) {  // the next outer chunk: split it
+        const double now = sg4::Engine::get_clock();
+        if (t->current.size > 0 && now > t->current_begin)
+          fade_in(t->rate, static_cast<double>(t->current.size) / (now - t->current_begin));
         close_cut(w, t);
         t->current = t->outer.front();
         t->outer.pop_front();
@@ -418,8 +438,7 @@ void team_thread_actor(world* w, team* t, int thread) {
       t->changed->wait(guard);
     }
     const iter_t left = t->inner->remaining();
-    if (!t->want && !t->done && t->outer.empty() &&
-        static_cast<double>(left) <= prefetch_fraction * static_cast<double>(t->current.size))
+    if (!t->want && !t->done && t->outer.empty() && time_to_ask(*t, left, sg4::Engine::get_clock()))
       t->want = true, t->changed->notify_all();
     const chunk outer = t->current;
     const iter_t sequence = t->current_sequence;

@@ -368,6 +368,29 @@ TEST(Sim, TwoThreadsMatchTheHandComputedMakespan) {
 // intervals at 0-1 and 1-2 s; chunk 1's first interval waits for chunk 0's
 // (1-2 s), its second for chunk 0's second (2-3 s): 3 s, against 2 s with
 // no dependence.
+// A rank of threads asks for its next outer chunk early as the runtime's
+// ranks do: not during its first chunk (its rate is unknown), then once 15%
+// is left and the chunk is expected to end within two round trips. One rank
+// of 2 threads, 100 us iterations, 5 ms a link (a round trip of 20 ms).
+TEST(Sim, RanksPrefetchOnlyOnceTheyKnowTheirRate) {
+  platform_spec platform = platform_of(1);
+  platform.latency = 5e-3;
+  run_spec run = with_free_claims(run_of("css,500", 1000, "uniform"));
+  run.threads = 2;
+  const result two = simulate(platform, run);
+  ASSERT_EQ(two.chunk_log.size(), 2u);
+  // The second chunk was asked for when the first ran dry: a whole round trip.
+  EXPECT_NEAR(two.chunk_log[1].begin - two.chunk_log[0].end, 0.020, 1e-4);
+  run.technique = "css,250";
+  const result four = simulate(platform, run);
+  ASSERT_EQ(four.chunk_log.size(), 4u);
+  EXPECT_NEAR(four.chunk_log[1].begin - four.chunk_log[0].end, 0.020, 1e-4);
+  // The third was asked for while the second ran (12.5 ms of work; asked at
+  // the first inner claim with 15% left, about 3 ms before its end): it came
+  // that much sooner than a request at the end would have.
+  EXPECT_LT(four.chunk_log[2].begin, four.chunk_log[1].end + 0.020 - 0.002);
+}
+
 TEST(Sim, ADependenceLoopMatchesTheHandComputedMakespan) {
   platform_spec platform = platform_of(2);
   platform.latency = 0;
