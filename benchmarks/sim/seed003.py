@@ -46,24 +46,24 @@ TECHNIQUES = ["fss", "gss", "tss"]
 NETWORK = ["--bandwidth", "12.5e6", "--latency", "500us", "--claim", "20us"]
 
 
-def platform(grid):
+def platform(grid, told_clocks):
+    """The grid's workers and real speeds; with told_clocks, the techniques are
+    told the CPU clocks instead (--powers), else the real speeds."""
     speeds, clocks = [], []
     for site in grid:
         workers, speed, clock = SITES[site]
         speeds += [speed] * workers
         clocks += [clock / 1700] * workers
-    return ["--workers", str(len(speeds)), "--speeds", ":".join(f"{s:g}" for s in speeds),
-            "--powers", ":".join(f"{c:.4f}" for c in clocks)]
+    args = ["--workers", str(len(speeds)), "--speeds", ":".join(f"{s:g}" for s in speeds)]
+    return args + (["--powers", ":".join(f"{c:.4f}" for c in clocks)] if told_clocks else [])
 
 
 def schemes(sim, technique, grid, workload):
     """(plain, previous, new) makespans in seconds."""
-    common = platform(grid) + workload + NETWORK
-    plain = makespan(sim, ["--technique", technique] + common)
-    previous = makespan(sim, ["--technique", technique + "-75"] + common)  # told the clocks
-    # The new scheme is told the measured speeds: --powers left out.
-    measured = [a for k, a in enumerate(common) if not (a == "--powers" or (k > 0 and common[k - 1] == "--powers"))]
-    new = makespan(sim, ["--technique", technique + "-auto"] + measured)
+    clocks = platform(grid, True) + workload + NETWORK
+    plain = makespan(sim, ["--technique", technique] + clocks)  # knows no speeds: the powers do not matter
+    previous = makespan(sim, ["--technique", technique + "-75"] + clocks)
+    new = makespan(sim, ["--technique", technique + "-auto"] + platform(grid, False) + workload + NETWORK)
     return plain, previous, new
 
 

@@ -318,7 +318,6 @@ void __kmpc_doacross_post(ident_t* loc, std::int32_t gtid, const std::int64_t* v
 }
 void __kmpc_doacross_fini(ident_t* loc, std::int32_t gtid) { so::doacross_fini(loc, gtid); }
 
-
 // A standard kind chosen from code takes runtime loops back from selfsched,
 // for the calling task's next regions, as libomp's own choice; but `auto`
 // is selfsched's (as OMP_SCHEDULE=auto is), and a kind omp_get_schedule gave

@@ -90,19 +90,14 @@ struct world {
     return platform.speeds[static_cast<std::size_t>(worker) % platform.speeds.size()];
   }
   // rDLB bookkeeping of a master (or a node master) when worker k asks
-  // again: what it finished since is marked (a worker of one thread, its
-  // previous chunk; a team, the outer chunks it says it cut and ran whole:
-  // `finished`), and `c` (if any) is what it runs now. Returns c, or when c
-  // is empty a copy of the oldest chunk of `handed` (default: all) not
-  // finished yet and not held by k (the first copy to finish counts).
-  chunk rdlb(int k, chunk c, const std::vector<iter_t>* handed = nullptr,
-             const std::vector<iter_t>* finished = nullptr) {
+  // again: a worker of one thread has finished its previous chunk (a team
+  // reports its outer chunks in notes instead: it asks before they end), and
+  // `c` (if any) is what it runs now. Returns c, or when c is empty a copy
+  // of the oldest chunk of `handed` (default: all) not finished yet and not
+  // held by k (the first copy to finish counts).
+  chunk rdlb(int k, chunk c, const std::vector<iter_t>* handed = nullptr) {
     const auto i = static_cast<std::size_t>(k);
-    if (finished != nullptr) {
-      rdlb_finished(*finished);
-    } else if (running[i].size > 0) {
-      handed_out.at(running[i].start).finished = true;
-    }
+    if (run.threads == 1 && running[i].size > 0) handed_out.at(running[i].start).finished = true;
     const auto copyable = [&](iter_t start) {
       const handed_chunk& h = handed_out.at(start);
       return !h.finished && std::find(h.holders.begin(), h.holders.end(), k) == h.holders.end();
@@ -126,9 +121,8 @@ struct world {
     running[i] = c;
     return c;
   }
-  void rdlb_finished(const std::vector<iter_t>& starts) {
-    for (const iter_t start : starts) handed_out.at(start).finished = true;
-  }
+  // A team's note: it ran the outer chunk at `start` whole.
+  void rdlb_finished(iter_t start) { handed_out.at(start).finished = true; }
   double work(const chunk& c) const {
     return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];
   }
@@ -402,7 +396,7 @@ void team_thread_actor(world* w, team* t, int thread) {
       // With losses, a copy that another rank finished first is dropped at
       // the next inner claim, as the runtime's ranks drop theirs when told
       // (told at once here: the cancel message's latency is not modelled).
-      if (t->inner && !w->handed_out.empty() && w->handed_out.at(t->current.start).finished) {
+      if (t->inner && !w->platform.losses.empty() && w->handed_out.at(t->current.start).finished) {
         t->inner.reset();
         t->open[t->current.start].dropped = true;
       }
@@ -484,13 +478,12 @@ void master_actor(world* w) {
   const double service_seconds = rma ? w->run.atomic_seconds : w->run.claim_seconds;
   const double answer_bytes = rma ? atomic_bytes : w->run.request_bytes;
   const bool resilient = !w->platform.losses.empty();
-  const std::vector<iter_t> none;  // teams report what they finish in notes
   while (w->active > 0) {
     std::unique_ptr<message> req(box->get<message>());
     const auto k = static_cast<std::size_t>(req->worker);
     if (resilient && w->dead[k]) continue;  // sent before its host went down
     if (req->what == message::finished_note) {
-      w->rdlb_finished({req->finished_start});
+      w->rdlb_finished(req->finished_start);
       continue;
     }
     const double from = sg4::Engine::get_clock();
@@ -499,7 +492,7 @@ void master_actor(world* w) {
     auto* ans = new message{message::answer, req->worker};
     ans->c = w->next(req->worker);
     ans->sequence = w->out.chunks - 1;  // chunks go out in order: the k-th is chunk k
-    if (resilient) ans->c = w->rdlb(req->worker, ans->c, nullptr, w->run.threads > 1 ? &none : nullptr);
+    if (resilient) ans->c = w->rdlb(req->worker, ans->c);
     if (ans->c.size == 0) --w->active;
     w->send(mailbox(worker_box(req->worker)), ans, answer_bytes);
     w->master_busy[0] += sg4::Engine::get_clock() - from;
@@ -534,8 +527,6 @@ void node_master_actor(world* w, int m, int first, int last) {
   bool asked = false, exhausted = false;
   int active = last - first;
   const bool resilient = !w->platform.losses.empty();
-  const bool teams = w->run.threads > 1;
-  const std::vector<iter_t> none;
   std::vector<iter_t> handed;  // rDLB: starts of the chunks this node handed out, oldest first
   const auto ask = [&] {
     auto* req = new message{message::batch_request, m};
@@ -555,7 +546,7 @@ void node_master_actor(world* w, int m, int first, int last) {
     } else if (msg->what == message::lost) {
       --active;  // what it held is finished by a copy
     } else if (msg->what == message::finished_note) {
-      w->rdlb_finished({msg->finished_start});
+      w->rdlb_finished(msg->finished_start);
     } else if (resilient && w->dead[static_cast<std::size_t>(msg->worker)]) {
       // sent before its host went down
     } else {
@@ -572,7 +563,7 @@ void node_master_actor(world* w, int m, int first, int last) {
       }
       if (resilient) {
         if (ans->c.size > 0) handed.push_back(ans->c.start);
-        ans->c = w->rdlb(waiting.front(), ans->c, &handed, teams ? &none : nullptr);
+        ans->c = w->rdlb(waiting.front(), ans->c, &handed);
       }
       if (ans->c.size == 0) --active;
       w->send(mailbox(worker_box(waiting.front())), ans, w->run.request_bytes);
