@@ -45,6 +45,8 @@ const char* const usage =
     "  --slow K:F:T1:T2      worker K runs at F of its speed from T1 to T2 (repeatable)\n"
     "  --lose K:T            worker K's host goes down at T (repeatable; master or hier):\n"
     "                        what it held is run again by others (rDLB; under hier, its node's)\n"
+    "  --late K:T            worker K asks for its first chunk T after the others (repeatable):\n"
+    "                        a thread that reaches the loop late; it decides who asks first\n"
     "  --n N                 loop iterations (default 100000)\n"
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
     "                        mandelbrot (columns), mandelbrot-rows, adjoint, quicksort\n"
@@ -289,7 +291,7 @@ int main(int argc, char** argv) {
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false;
-  std::vector<std::string> slow, lose;
+  std::vector<std::string> slow, lose, late;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
       minimization = "1s", message = "20ms", async = "1";
   bool latency_given = false;
@@ -307,9 +309,9 @@ int main(int argc, char** argv) {
       print_chunks = true;
       continue;
     }
-    if (option == "--slow" || option == "--lose") {
+    if (option == "--slow" || option == "--lose" || option == "--late") {
       if (i + 1 >= argc) fail(option + " needs a value");
-      (option == "--slow" ? slow : lose).push_back(argv[++i]);
+      (option == "--slow" ? slow : option == "--lose" ? lose : late).push_back(argv[++i]);
       continue;
     }
     std::string* target = nullptr;
@@ -372,6 +374,7 @@ int main(int argc, char** argv) {
     }
     for (const std::string& d : slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
     for (const std::string& l : lose) platform.losses.push_back(ss::parse_loss(l));
+    for (const std::string& l : late) platform.late_starts.push_back(ss::parse_late_start(l));
     platform.flops = number_of(flops, "--flops");
     platform.latency = ss::parse_seconds(latency, "--latency");
     platform.bandwidth = number_of(bandwidth, "--bandwidth");

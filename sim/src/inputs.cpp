@@ -9,6 +9,8 @@
 #include "selfsched/core/spec.hpp"
 #include "selfsched/sim.hpp"
 
+#include "inputs.hpp"
+
 namespace selfsched::sim {
 namespace {
 
@@ -150,17 +152,29 @@ slowdown parse_slowdown(const std::string& text) {
   return d;
 }
 
-loss parse_loss(const std::string& text) {
+namespace {
+
+// "WORKER:TIME" of --lose and --late; `kind` names the option's value.
+std::pair<int, double> parse_worker_time(const std::string& text, const std::string& kind) {
   const std::size_t colon = text.find(':');
-  const std::string form = "loss '" + text + "': ";
+  const std::string form = kind + " '" + text + "': ";
   if (colon == std::string::npos) throw sim_error(form + "expected WORKER:TIME, e.g. 3:20ms");
-  loss l;
   double worker = 0;
   if (!parse_number(text.substr(0, colon), worker) || worker < 0 || worker != std::floor(worker) || worker > 1e6)
     throw sim_error(form + "'" + text.substr(0, colon) + "' is not a worker number");
-  l.worker = static_cast<int>(worker);
-  l.at = parse_seconds(text.substr(colon + 1), form + "TIME");
-  return l;
+  return {static_cast<int>(worker), parse_seconds(text.substr(colon + 1), form + "TIME")};
+}
+
+}  // namespace
+
+loss parse_loss(const std::string& text) {
+  const auto [worker, at] = parse_worker_time(text, "loss");
+  return loss{worker, at};
+}
+
+late_start parse_late_start(const std::string& text) {
+  const auto [worker, after] = parse_worker_time(text, "late start");
+  return late_start{worker, after};
 }
 
 double parse_seconds(const std::string& text, const std::string& what) {
@@ -195,6 +209,17 @@ const char* transport_name(transport t) {
   return "?";
 }
 
+void detail::check_named_workers(const platform_spec& platform, int workers) {
+  const auto check = [workers](const char* what, int worker) {
+    if (worker < 0 || (workers >= 0 && worker >= workers))
+      throw sim_error(std::string(what) + " of worker " + std::to_string(worker) + ": workers are 0 .. " +
+                      std::to_string(workers - 1));
+  };
+  for (const slowdown& d : platform.slowdowns) check("slowdown", d.worker);
+  for (const loss& l : platform.losses) check("loss", l.worker);
+  for (const late_start& l : platform.late_starts) check("late start", l.worker);
+}
+
 void validate(const platform_spec& platform, const run_spec& run) {
   // With a platform file, its hosts decide the workers: checked once loaded.
   const bool from_file = !platform.xml.empty();
@@ -208,14 +233,7 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("flops " + std::to_string(platform.flops) + " must be > 0");
   if (!(platform.latency >= 0) || !std::isfinite(platform.latency))
     throw sim_error("latency " + std::to_string(platform.latency) + " must be >= 0 seconds");
-  for (const slowdown& d : platform.slowdowns)
-    if (d.worker < 0 || (!from_file && d.worker >= platform.workers))
-      throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
-                      std::to_string(platform.workers - 1));
-  for (const loss& l : platform.losses)
-    if (l.worker < 0 || (!from_file && l.worker >= platform.workers))
-      throw sim_error("loss of worker " + std::to_string(l.worker) + ": workers are 0 .. " +
-                      std::to_string(platform.workers - 1));
+  detail::check_named_workers(platform, from_file ? -1 : platform.workers);
   if (!platform.losses.empty() && run.via == transport::rma)
     throw sim_error("a lost worker needs the master or hier transport (rma does not run chunks again)");
   if (!platform.losses.empty() && platform.losses.size() >= static_cast<std::size_t>(platform.workers) && !from_file)

@@ -40,6 +40,7 @@
 
 #include "child.hpp"
 #include "engine.hpp"
+#include "inputs.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "selfsched/sim.hpp"
@@ -88,6 +89,13 @@ struct world {
   double speed(int worker) const {
     if (platform.speeds.empty()) return 1.0;
     return platform.speeds[static_cast<std::size_t>(worker) % platform.speeds.size()];
+  }
+  // Seconds worker k starts after the others (platform.late_starts).
+  double late_by(int worker) const {
+    double after = 0;
+    for (const late_start& l : platform.late_starts)
+      if (l.worker == worker) after = std::max(after, l.after);
+    return after;
   }
   // rDLB bookkeeping of a master (or a node master) when worker k asks
   // again: a worker of one thread has finished its previous chunk (a team
@@ -236,6 +244,7 @@ void log_chunk(world* w, chunk c, int k, double begin, double end) {
 // A worker of one thread: asks, computes, asks again.
 void worker_actor(world* w, int k) {
   sg4::Mailbox* mine = own_mailbox(worker_box(k));
+  sg4::this_actor::sleep_for(w->late_by(k));
   iter_t done = 0;
   double seconds = 0;
   for (;;) {
@@ -309,6 +318,7 @@ bool time_to_ask(const team& t, iter_t left, double now) {
 
 void team_rank_actor(world* w, team* t) {
   sg4::Mailbox* mine = own_mailbox(worker_box(t->rank));
+  sg4::this_actor::sleep_for(w->late_by(t->rank));
   iter_t done = 0;
   double seconds = 0;
   std::unique_lock guard(*t->lock);
@@ -653,10 +663,7 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   if (run.via == transport::hier && masters > platform.workers)
     throw sim_error("masters " + std::to_string(masters) + " must be in [1, workers = " +
                     std::to_string(platform.workers) + "]");
-  for (const slowdown& d : platform.slowdowns)
-    if (d.worker >= platform.workers)
-      throw sim_error("slowdown of worker " + std::to_string(d.worker) + ": workers are 0 .. " +
-                      std::to_string(platform.workers - 1));
+  detail::check_named_workers(platform, platform.workers);
   if (run.via == transport::hier && !platform.losses.empty()) {
     // rDLB within a node: a node whose every worker is lost leaves its chunks unfinished.
     const int per = (platform.workers + masters - 1) / masters;
@@ -728,9 +735,6 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
   w.dead.assign(static_cast<std::size_t>(platform.workers), false);
   w.running.assign(static_cast<std::size_t>(platform.workers), chunk{0, 0});
   for (const loss& l : platform.losses) {
-    if (l.worker >= platform.workers)
-      throw sim_error("loss of worker " + std::to_string(l.worker) + ": workers are 0 .. " +
-                      std::to_string(platform.workers - 1));
     sg4::Actor::create("loss-" + std::to_string(l.worker), master_hosts[0], loss_actor, &w,
                        workers[static_cast<std::size_t>(l.worker)], l.worker, l.at);
   }

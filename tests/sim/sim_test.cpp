@@ -188,6 +188,28 @@ TEST(Sim, DeclaredPowersSteerTheTechniqueAndTheHostsKeepTheirSpeeds) {
   EXPECT_NEAR(told_equal.ideal, told_truth.ideal, 1e-12);
 }
 
+// Who asks first decides who gets a decreasing technique's first chunk: a
+// late worker 0 leaves chunk 0 to worker 1; its delay adds to static's
+// makespan (the real runs' order varies; benchmarks/sim/validate.py
+// simulates each run's own order).
+TEST(Sim, ALateWorkerAsksSecond) {
+  platform_spec platform = platform_of(2);
+  platform.latency = 0;
+  run_spec fss = with_free_claims(run_of("fss", 1000, "uniform"));
+  const auto first_taker = [](const result& r) {
+    for (const chunk_record& c : r.chunk_log)
+      if (c.start == 0) return c.ran_on;
+    return -1;
+  };
+  EXPECT_EQ(first_taker(simulate(platform, fss)), 0);
+  platform.late_starts.push_back(parse_late_start("0:1us"));
+  const result late = simulate(platform, fss);
+  EXPECT_EQ(first_taker(late), 1);
+  expect_each_iteration_once(late, fss.n, "fss with worker 0 late");
+  platform.late_starts = {parse_late_start("1:10ms")};
+  EXPECT_NEAR(simulate(platform, with_free_claims(run_of("static", 1000, "uniform"))).makespan, 0.06, 1e-9);
+}
+
 // The same two workers from a SimGrid platform file: the same makespan.
 TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   platform_spec platform;
@@ -502,6 +524,11 @@ TEST(Sim, BadInputIsNamed) {
   EXPECT_NE(message([&] { simulate(slowed, run_of("fss", 10)); }).find("slowdown of worker 5: workers are 0 .. 1"),
             std::string::npos);
   EXPECT_NE(message([] { parse_loss("1"); }).find("expected WORKER:TIME"), std::string::npos);
+  EXPECT_NE(message([] { parse_late_start("0:-1ms"); }).find("not a duration"), std::string::npos);
+  platform_spec late = platform_of(2);
+  late.late_starts.push_back(parse_late_start("2:1ms"));
+  EXPECT_NE(message([&] { simulate(late, run_of("fss", 10)); }).find("late start of worker 2: workers are 0 .. 1"),
+            std::string::npos);
   platform_spec lossy = platform_of(2);
   lossy.losses.push_back(parse_loss("1:1ms"));
   run_spec over_rma = run_of("fss", 10);

@@ -55,8 +55,10 @@ run(2 --speeds 1:fast)
 string(FIND "${err}" "'fast' is not a positive number" at3)
 run(2 --profile ${WORK}/missing.json)
 string(FIND "${err}" "missing.json" at4)
-if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1)
-  message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4}")
+run(2 --late 1)
+string(FIND "${err}" "late start '1': expected WORKER:TIME" at5)
+if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1 OR at5 EQUAL -1)
+  message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4} ${at5}")
 endif()
 
 # Task pools (seed 001): a row per processors x strategy, every task run; a

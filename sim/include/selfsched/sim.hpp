@@ -54,6 +54,14 @@ struct loss {
   double at = 0;
 };
 
+// A worker that starts asking `after` seconds later than the others: a
+// thread that reaches the loop late. With 2 workers it decides who asks
+// first, and so who gets a decreasing technique's costly first chunks.
+struct late_start {
+  int worker = 0;
+  double after = 0;
+};
+
 struct platform_spec {
   // A SimGrid platform file instead of the star below: its hosts named
   // worker-0, worker-1 ... are the workers (their speeds over `flops` are
@@ -74,6 +82,7 @@ struct platform_spec {
   double bandwidth = 1.25e9; // bytes/s, per link
   std::vector<slowdown> slowdowns;
   std::vector<loss> losses;
+  std::vector<late_start> late_starts;
 };
 
 // Seconds an iteration costs on a worker of speed 1. Models: uniform,
@@ -174,6 +183,7 @@ std::vector<double> parse_speeds(const std::string& text, const char* what = "sp
 slowdown parse_slowdown(const std::string& text);
 // "WORKER:TIME", e.g. "3:20ms"; throws sim_error.
 loss parse_loss(const std::string& text);
+late_start parse_late_start(const std::string& text);
 // "2us", "1.5ms", "0.002" (seconds); throws sim_error naming `what`.
 double parse_seconds(const std::string& text, const std::string& what);
 transport parse_transport(const std::string& name);
