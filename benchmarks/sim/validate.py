@@ -1,21 +1,40 @@
 #!/usr/bin/env python3
 """The simulator against this machine: for a real loop (the Mandelbrot rows
-example, 2 threads bound one per CPU), per-iteration costs are recorded once
-(SELFSCHED_PROFILE with chunks, under ss: one row per chunk; the third of
-three instances in one process, so warm), then every
-technique runs for real (median of --reps runs, the program's own loop time)
-and in the simulator on 2 workers with those costs (shared memory: no
-latency, a claim of --claim). The scenarios are the application matrix's:
-slowcores runs thread 1 at half speed for real (the examples' emulated slow
-core); hybrid does the same on an emulated hybrid CPU (hwloc XML: CPU kinds
-of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5); nondedicated runs
-thread 1 beside a busy process pinned to its CPU, which the kernel gives
-about half of it in time slices. All three are simulated with speeds 1 and
-0.5. Prints a Markdown table with both makespans and their ratio.
+example, 2 threads bound one per CPU), every technique runs for real and in
+the simulator on 2 workers (shared memory: no latency, a claim of --claim).
+
+Each repetition records per-iteration costs first (SELFSCHED_PROFILE with
+chunks, under ss on one thread bound to the first CPU: one row per chunk,
+nothing else on that CPU), so a drift of this shared machine's speed
+between repetitions is in both. The scenarios are the application
+matrix's: slowcores runs thread 1 at half speed for real (the examples'
+emulated slow core); hybrid does the same on an emulated hybrid CPU (hwloc
+XML: CPU kinds of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5);
+nondedicated runs thread 1 beside a busy process pinned to its CPU, which
+the kernel gives about half of it in time slices. All three are simulated
+with speeds 1 and 0.5, and the techniques are told what selfsched tells
+them: under hybrid the CPU kinds (1:0.5), otherwise equal powers (the run
+queue's Q reaches only the w-* techniques).
+
+Which thread asks first varies between real runs and decides, for a
+decreasing technique on 2 threads, who gets the costly middle rows; beside
+a busy process a thread may also start a whole time slice late. Each real
+run's start is read from its profile (when each thread began its first
+chunk) and the simulation starts the later worker that much later
+(selfsched-sim --late); the chunks (start, size) and who ran them are
+compared run by run. The measured makespan is the loop's, from its start
+to its last chunk's end (selfsched's profile; for libomp's own static, its
+slowest thread's time in the loop), as simulated; the program's time, also
+shown, adds the parallel region's start and end.
+
+Prints a Markdown table: median measured and simulated makespans, the
+median over repetitions of their ratio, the runs with equal chunks, and
+the program's time.
 
   python3 benchmarks/sim/validate.py --build build [--reps 5]
 """
 import argparse
+import json
 import os
 import re
 import statistics
@@ -56,39 +75,92 @@ def main():
         run_env["HWLOC_XMLFILE"] = os.path.join(SOURCE, "tests", "data", "hybrid-2core.xml")
     if args.scenario != "dedicated":
         speeds = ["--speeds", "1:0.5"]
+    if args.scenario in ("slowcores", "nondedicated"):
+        # The slowdown is the program's own, the busy process is seen only
+        # as the run queue's Q, which reaches the w-* techniques alone: the
+        # techniques here are told equal powers (VP).
+        speeds += ["--powers", "1"]
     competitor = None
     with tempfile.TemporaryDirectory() as tmp:
-        costs = os.path.join(tmp, "costs.json")
-        # Three instances in one process; the costs of the last, warm one.
-        subprocess.run(program + ["--steps", "3"],
-                       env=dict(env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=costs, SELFSCHED_PROFILE_CHUNKS="1"),
-                       check=True, stdout=subprocess.DEVNULL)
         measured = {t: [] for t in TECHNIQUES}
+        simulated = {t: [] for t in TECHNIQUES}
+        program_time = {t: [] for t in TECHNIQUES}  # the program's own time: the loop and its parallel region
+        profile = os.path.join(tmp, "run.json")
         if args.scenario == "nondedicated":  # seed 000's resource expensive process, on thread 1's CPU
             competitor = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
             time.sleep(0.3)
         try:
-            for _ in range(args.reps):
+            for rep in range(args.reps):
+                costs = os.path.join(tmp, f"costs-{rep}.json")
+                subprocess.run(program, env=dict(env, OMP_NUM_THREADS="1", OMP_PLACES="{%d}" % cpus[0],
+                                                 OMP_SCHEDULE="ss", SELFSCHED_PROFILE=costs,
+                                                 SELFSCHED_PROFILE_CHUNKS="1"),
+                               check=True, stdout=subprocess.DEVNULL)
                 for t in TECHNIQUES:
-                    out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t), check=True, capture_output=True,
-                                         text=True).stdout
-                    measured[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
+                    out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
+                                                           SELFSCHED_PROFILE_CHUNKS="1"),
+                                         check=True, capture_output=True, text=True).stdout
+                    skew, makespan, chunks = from_profile(profile)
+                    if makespan is None:  # libomp ran the loop: its slowest thread's time in the loop
+                        makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
+                    measured[t].append(makespan)
+                    program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
+                    simulated[t].append((costs, skew, chunks))
         finally:
             if competitor is not None:
                 competitor.kill()
                 competitor.wait()
-        print("| technique | measured (s) | simulated (s) | simulated / measured |")
-        print("| --- | --- | --- | --- |")
+        print("| technique | measured loop (s) | simulated (s) | simulated / measured | thread 1 started after thread 0 "
+              "(ms, median) | runs with the same chunks | ... and threads | program's time (s) |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         ratios = []
         for t in TECHNIQUES:
-            out = subprocess.run([os.path.join(bin_dir, "selfsched-sim"), "--technique", t, "--workers", "2",
-                                  "--profile", costs, "--instance", "2", "--latency", "0", "--claim", args.claim] + speeds,
-                                 check=True, capture_output=True, text=True).stdout
-            simulated = float(out.strip().splitlines()[-1].split("|")[5])
-            real = statistics.median(measured[t])
-            ratios.append(simulated / real)
-            print(f"| {t} | {real:.4f} | {simulated:.4f} | {simulated / real:.2f} |")
+            skews = [skew for _, skew, _ in simulated[t]]
+            runs = [(simulate(bin_dir, t, costs, skew, speeds, args.claim), chunks)
+                    for costs, skew, chunks in simulated[t]]
+            # The same chunks (start, size), and the same threads running them.
+            same = [[c[:2] for c in real] == [c[:2] for c in sim] for (_, sim), real in runs if real is not None]
+            same_threads = [real == sim for (_, sim), real in runs if real is not None]
+            simulated[t] = [makespan for (makespan, _), _ in runs]
+            ratio = statistics.median(s / m for s, m in zip(simulated[t], measured[t]))
+            ratios.append(ratio)
+            print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated[t]):.4f} | "
+                  f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
+                  f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
+                  f"{statistics.median(program_time[t]):.4f} |")
         print(f"\nWithin 10%: {sum(1 for r in ratios if abs(r - 1) <= 0.10)} of {len(ratios)}.", file=sys.stdout)
+
+
+def simulate(bin_dir, technique, costs, skew, speeds, claim):
+    """The simulated makespan and chunks (start, size, worker) of one run:
+    its costs, and the later of the two workers starting `skew` seconds
+    after the other (thread 1 when > 0)."""
+    late = ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew != 0 else []
+    out = subprocess.run([os.path.join(bin_dir, "selfsched-sim"), "--technique", technique, "--workers", "2",
+                          "--profile", costs, "--latency", "0", "--claim", claim, "--chunks"] + speeds + late,
+                         check=True, capture_output=True, text=True).stdout
+    chunks = sorted((int(start), int(size), int(worker))
+                    for start, size, worker in re.findall(r"chunk start=(\d+) size=(\d+) worker=(\d+)", out))
+    row = [line for line in out.splitlines() if line.startswith("| 2 |")][-1]
+    return float(row.split("|")[5]), chunks
+
+
+def from_profile(profile):
+    """How much later thread 1 began its first chunk than thread 0 (seconds),
+    the loop's makespan (from its start to its last chunk's end) and its
+    chunks (start, size, thread); 0, None and None for a loop libomp ran
+    itself (OMP_SCHEDULE=static)."""
+    with open(profile) as f:
+        sites = json.load(f)["sites"]
+    if not sites:
+        return 0, None, None
+    loop = sites[0]["loops"][0]
+    first = {}
+    for c in loop["chunks"]:
+        first[c["thread"]] = min(first.get(c["thread"], c["begin_s"]), c["begin_s"])
+    # A thread that ran no chunk started after the loop's end, for all it did.
+    skew = first.get(1, loop["makespan_s"]) - first.get(0, loop["makespan_s"])
+    return skew, loop["makespan_s"], sorted((c["start"], c["size"], c["thread"]) for c in loop["chunks"])
 
 
 if __name__ == "__main__":
