@@ -71,6 +71,8 @@ const char* const usage =
     "  --sync-points SP      its synchronization points per chunk (default 3 x workers)\n"
     "  --boundary-bytes B    bytes a row of an interval's boundary (default 8)\n"
     "  --max-chunk K         upper threshold on every chunk (default 0: none)\n"
+    "  --alpha-by-work       alpha techniques (-NN, -auto) split alpha % of the loop's work,\n"
+    "                        known here from the costs, not of its iterations (seed 003)\n"
     "  --json FILE           also write every run as JSON\n"
     "  --chart FILE.svg      efficiency against workers, one line per technique and masters\n"
     "  --gantt FILE.svg      the chunks of a single run over time, one row per worker (small runs)\n"
@@ -290,7 +292,7 @@ int main(int argc, char** argv) {
   std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0";
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
-  bool print_chunks = false;
+  bool print_chunks = false, alpha_by_work = false;
   std::vector<std::string> slow, lose, late;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
       minimization = "1s", message = "20ms", async = "1";
@@ -307,6 +309,10 @@ int main(int argc, char** argv) {
     }
     if (option == "--chunks") {
       print_chunks = true;
+      continue;
+    }
+    if (option == "--alpha-by-work") {
+      alpha_by_work = true;
       continue;
     }
     if (option == "--slow" || option == "--lose" || option == "--late") {
@@ -397,6 +403,7 @@ int main(int argc, char** argv) {
     run.boundary_bytes = static_cast<double>(count_of(boundary_bytes, "--boundary-bytes", 0));
     run.max_chunk = count_of(max_chunk, "--max-chunk", 0);
     run.record_chunks = print_chunks || !gantt_path.empty();
+    run.alpha_by_work = alpha_by_work;
 
     std::vector<long long> worker_counts, master_counts;
     for (const std::string& w : split(workers)) worker_counts.push_back(count_of(w, "--workers", 1));

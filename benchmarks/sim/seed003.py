@@ -59,11 +59,16 @@ def platform(grid, told_clocks):
 
 
 def schemes(sim, technique, grid, workload):
-    """(plain, previous, new) makespans in seconds."""
+    """(plain, previous, new) makespans in seconds. On an increasing or
+    decreasing workload the new scheme's alpha phase is alpha % of the work
+    (sec. 3.2: the iteration x where the accumulated workload reaches it,
+    from the loop's known b and h), the previous scheme's alpha % of the
+    iterations (seed 002)."""
     clocks = platform(grid, True) + workload + NETWORK
     plain = makespan(sim, ["--technique", technique] + clocks)  # knows no speeds: the powers do not matter
     previous = makespan(sim, ["--technique", technique + "-75"] + clocks)
-    new = makespan(sim, ["--technique", technique + "-auto"] + platform(grid, False) + workload + NETWORK)
+    by_work = ["--alpha-by-work"] if {"increasing", "decreasing"} & set(workload) else []
+    new = makespan(sim, ["--technique", technique + "-auto"] + platform(grid, False) + workload + NETWORK + by_work)
     return plain, previous, new
 
 

@@ -28,6 +28,15 @@ std::string validate(const loop_params& lp) {
   if (!std::isfinite(lp.sigma) || lp.sigma < 0) return "sigma " + std::to_string(lp.sigma) + " must be finite and >= 0";
   if (!std::isfinite(lp.overhead) || lp.overhead < 0)
     return "overhead " + std::to_string(lp.overhead) + " must be finite and >= 0";
+  if (const std::vector<double>* work = lp.work_prefix) {
+    if (work->size() != static_cast<std::size_t>(lp.n) + 1)
+      return "work prefix of " + std::to_string(work->size()) + " values for " + std::to_string(lp.n) +
+             " iterations: give n + 1";
+    for (std::size_t i = 0; i < work->size(); ++i)
+      if (!std::isfinite((*work)[i]) || (i > 0 && (*work)[i] < (*work)[i - 1]))
+        return "work prefix value " + std::to_string(i) + " is " + std::to_string((*work)[i]) +
+               ": values must be finite and non-decreasing";
+  }
   return {};
 }
 

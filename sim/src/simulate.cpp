@@ -697,6 +697,7 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
     lp.powers.resize(static_cast<std::size_t>(platform.workers));
     for (std::size_t k = 0; k < lp.powers.size(); ++k) lp.powers[k] = told[k % told.size()];
   }
+  if (run.alpha_by_work) lp.work_prefix = &w.prefix;  // the simulated costs: seed 003's known workload
   if (const std::string bad = selfsched::validate(lp); !bad.empty()) throw sim_error(bad);
   w.sched = std::make_unique<scheduler>(parsed.spec, lp);
   if (run.rows > 0) {

@@ -120,6 +120,70 @@ TEST(Seed003Table1, Trapezoid80) {
                                                            22, 20, 18, 16, 14, 12, 10, 8, 1}));
 }
 
+// Seed 003 sec. 3.2: on an increasing or decreasing loop, alpha % of the
+// *work* (x, the iteration where the accumulated work reaches it) is split by
+// speed. N = 1000 iterations costing 1000 - i (W = 500,500), 2 equal workers,
+// alpha 80: each share carries 200,200 of work. From iteration 0 that takes
+// 226 iterations (1000e - e(e-1)/2 reaches 200,575 at e = 226, 199,800 at
+// 225), the second share 328 more (to 400,819 at 554: 400,372 at 553), and
+// GSS runs on the remaining 446.
+TEST(Seed003Section3, AlphaOfTheWorkOnADecreasingLoop) {
+  const iter_t n = 1000;
+  std::vector<double> work(n + 1, 0.0);
+  for (iter_t i = 0; i < n; ++i) work[i + 1] = work[i] + static_cast<double>(n - i);
+  loop_params lp;
+  lp.n = n;
+  lp.p = 2;
+  lp.work_prefix = &work;
+  ASSERT_EQ(validate(lp), "");
+  scheduler s(parse_schedule("gss-80").spec, lp);
+  std::vector<iter_t> got;
+  for (int step = 0;; ++step) {
+    const chunk c = s.next(step % 2);
+    if (c.size == 0) break;
+    got.push_back(c.size);
+  }
+  EXPECT_EQ(prefix(got, 4), (std::vector<iter_t>{226, 328, 223, 112}));
+  EXPECT_EQ(std::accumulate(got.begin(), got.end(), iter_t{0}), n);
+  // By iterations, the same schedule gives each worker 400 of them.
+  EXPECT_EQ(prefix(sizes("gss-80", {n, 2, {}, {}, {}}), 2), (std::vector<iter_t>{400, 400}));
+}
+
+// Shares by work follow the speeds, and a worker that asks late gets its
+// share's work from wherever it starts.
+TEST(Seed003Section3, SharesOfTheWorkFollowTheSpeedsWhereverTheyStart) {
+  const iter_t n = 3000;
+  std::vector<double> work(n + 1, 0.0);
+  for (iter_t i = 0; i < n; ++i) work[i + 1] = work[i] + 1.0 + static_cast<double>(i);  // increasing
+  loop_params lp;
+  lp.n = n;
+  lp.p = 3;
+  lp.powers = {1, 2, 1};
+  lp.work_prefix = &work;
+  scheduler s(parse_schedule("fss-90").spec, lp);
+  const double share_of_1 = 0.9 * work.back() * 2 / 4;
+  std::vector<chunk> got;
+  for (int worker : {1, 0, 2}) got.push_back(s.next(worker));
+  const auto work_of = [&](const chunk& c) { return work[c.start + c.size] - work[c.start]; };
+  EXPECT_GE(work_of(got[0]), share_of_1);
+  EXPECT_LT(work[got[0].start + got[0].size - 1] - work[got[0].start], share_of_1);
+  EXPECT_NEAR(work_of(got[1]), share_of_1 / 2, static_cast<double>(n));  // within one iteration's cost
+  EXPECT_NEAR(work_of(got[2]), share_of_1 / 2, static_cast<double>(n));
+  iter_t total = got[0].size + got[1].size + got[2].size;
+  for (chunk c = s.next(0); c.size > 0; c = s.next(0)) total += c.size;
+  EXPECT_EQ(total, n);
+}
+
+TEST(Seed003Section3, ABadWorkPrefixIsNamed) {
+  std::vector<double> work{0, 2, 1};
+  loop_params lp;
+  lp.n = 2;
+  lp.work_prefix = &work;
+  EXPECT_EQ(validate(lp), "work prefix value 2 is 1.000000: values must be finite and non-decreasing");
+  lp.n = 3;
+  EXPECT_EQ(validate(lp), "work prefix of 3 values for 3 iterations: give n + 1");
+}
+
 // ---------------------------------------------------------------------------
 // Seed 000 (Ciorba et al. 2008), Table 2: 10,000 rows, m = 4 slaves with
 // VP = 1, 0.8, 1, 0.8; the two slow ones run an extra process (Q = 1, 2, 1,

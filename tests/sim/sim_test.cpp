@@ -210,6 +210,24 @@ TEST(Sim, ALateWorkerAsksSecond) {
   EXPECT_NEAR(simulate(platform, with_free_claims(run_of("static", 1000, "uniform"))).makespan, 0.06, 1e-9);
 }
 
+// Seed 003's alpha phase by work: on a decreasing loop the first shares
+// are fewer (costlier) iterations than alpha % of the iterations would give.
+TEST(Sim, AlphaByWorkSplitsTheSimulatedCosts) {
+  platform_spec platform = platform_of(2);
+  platform.latency = 0;
+  run_spec run = with_free_claims(run_of("gss-80", 1000, "decreasing"));
+  const auto first_two = [](const result& r) {
+    return std::vector<iter_t>{r.chunk_log.at(0).size, r.chunk_log.at(1).size};
+  };
+  EXPECT_EQ(first_two(simulate(platform, run)), (std::vector<iter_t>{400, 400}));
+  run.alpha_by_work = true;
+  const result by_work = simulate(platform, run);
+  const std::vector<iter_t> shares = first_two(by_work);
+  EXPECT_LT(shares[0], shares[1]);  // the same work: the first share's iterations cost more
+  EXPECT_LT(shares[0] + shares[1], 800);
+  expect_each_iteration_once(by_work, run.n, "gss-80 by work");
+}
+
 // The same two workers from a SimGrid platform file: the same makespan.
 TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   platform_spec platform;

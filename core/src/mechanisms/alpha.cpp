@@ -8,6 +8,11 @@
 // its own steps from 0 (seed 003 Table 1: GSS-80 gives 923, 328, 144, 123,
 // 121, then GSS of the remaining 409: 82, 66, ...).
 //
+// Given the loop's work (loop_params::work_prefix), phase 1 is alpha % of the
+// work instead (seed 003 sec. 3.2: x, the iteration where the accumulated
+// work reaches alpha %), each worker's share part * VP_j / VP of it, cut from
+// wherever the share starts when its worker asks.
+//
 // A share whose worker never asks (a team smaller than planned) is handed to
 // whoever asks once phase 2 is exhausted, so the loop always completes.
 //
@@ -29,9 +34,14 @@ namespace {
 class two_phase final : public technique {
  public:
   two_phase(const technique_info& base, const loop_params& lp, int alpha_percent)
-      : share_(static_cast<std::size_t>(lp.p), 0) {
-    const auto part = std::min(lp.n, static_cast<iter_t>(std::ceil(
-                                         static_cast<long double>(lp.n) * alpha_percent / 100.0L)));
+      : share_(static_cast<std::size_t>(lp.p), 0), n_(lp.n), work_(lp.work_prefix) {
+    iter_t part = std::min(lp.n, static_cast<iter_t>(std::ceil(
+                                     static_cast<long double>(lp.n) * alpha_percent / 100.0L)));
+    double part_work = 0;
+    if (work_ != nullptr) {
+      part_work = (work_->back() - work_->front()) * alpha_percent / 100.0;
+      part = std::min(lp.n, first_reaching(0, part_work));
+    }
     loop_params rest = lp;
     rest.n = lp.n - part;
     inner_ = base.make(rest);
@@ -53,10 +63,15 @@ class two_phase final : public technique {
       left -= share_[w];
     }
     reserved_ = part;
+    if (work_ != nullptr) {
+      share_work_.resize(share_.size());
+      for (std::size_t w = 0; w < share_.size(); ++w)
+        share_work_[w] = share_[w] > 0 ? part_work * power[w] / total : 0;
+    }
   }
 
   iter_t next_size(const request& r) override {
-    if (iter_t& mine = share_[r.worker]; mine > 0) return take(mine);
+    if (iter_t& mine = share_[r.worker]; mine > 0) return take(r, mine);
     if (const iter_t pool = r.remaining - reserved_; pool > 0) {
       request inner = r;
       inner.remaining = pool;
@@ -66,16 +81,36 @@ class two_phase final : public technique {
     // Only unclaimed shares are left (reserved_ > 0): give them away, the
     // fastest worker's (the largest) first; the cursor only moves forward.
     while (share_[fastest_first_[unclaimed_]] == 0) ++unclaimed_;
-    return take(share_[fastest_first_[unclaimed_]]);
+    return take(r, share_[fastest_first_[unclaimed_]]);
   }
   void record(int worker, iter_t size, double seconds) override {
     inner_->record(worker, size, seconds);
   }
 
  private:
-  iter_t take(iter_t& share) {
-    reserved_ -= share;
-    return std::exchange(share, 0);
+  // A worker's phase-1 share, handed out now. By work, its iterations are
+  // those from the request's start that carry the share's work, and what
+  // stays reserved for the others is their planned iterations (all of them
+  // once no share is left).
+  iter_t take(const request& r, iter_t& share) {
+    iter_t size = std::exchange(share, 0);
+    if (work_ != nullptr) {
+      const std::size_t w = static_cast<std::size_t>(&share - share_.data());
+      const iter_t start = n_ - r.remaining;
+      size = std::max<iter_t>(1, first_reaching(start, std::exchange(share_work_[w], 0)) - start);
+      if (std::all_of(share_.begin(), share_.end(), [](iter_t s) { return s == 0; })) {
+        reserved_ = 0;
+        return size;
+      }
+    }
+    reserved_ = std::max<iter_t>(0, reserved_ - size);
+    return size;
+  }
+
+  // The first iteration e >= from whose work since `from` reaches `work`.
+  iter_t first_reaching(iter_t from, double work) const {
+    const auto begin = work_->begin() + from;
+    return std::lower_bound(begin, work_->end(), *begin + work) - work_->begin();
   }
 
   technique_ptr inner_;
@@ -84,6 +119,9 @@ class two_phase final : public technique {
   std::size_t unclaimed_ = 0;       // no share before this index of fastest_first_ is left
   iter_t reserved_ = 0;             // phase-1 iterations not yet handed out: sum of share_
   iter_t inner_step_ = 0;
+  iter_t n_ = 0;
+  const std::vector<double>* work_ = nullptr;  // loop_params::work_prefix: shares by work
+  std::vector<double> share_work_;             // with work_: phase-1 work still reserved per worker
 };
 
 }  // namespace

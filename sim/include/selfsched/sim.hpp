@@ -149,6 +149,10 @@ struct run_spec {
   double request_bytes = 64;      // a request, a chunk answer
   double result_bytes = 0;        // per iteration, sent back with the next request
   bool record_chunks = false;     // keep every chunk (small runs, tests)
+  // Alpha techniques (-NN, -auto) split alpha % of the loop's work, known
+  // here from the costs, instead of its iterations (seed 003 sec. 3.2;
+  // loop_params::work_prefix). The runtime knows no costs in advance.
+  bool alpha_by_work = false;
 };
 
 struct chunk_record {

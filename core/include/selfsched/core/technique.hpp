@@ -41,6 +41,13 @@ struct loop_params {
   // learned, read at construction and updated by record(). Owned by the
   // caller, one per loop site; null: every instance starts afresh.
   adaptive_history* history = nullptr;
+  // The loop's work before each iteration, when known: n + 1 non-decreasing
+  // values (work_prefix[i] is the cost of iterations 0 .. i-1), owned by the
+  // caller. The alpha phase then splits alpha % of the *work* by speed, as
+  // seed 003 (sec. 3.2) does for increasing and decreasing loops, instead of
+  // alpha % of the iterations. Null: by iterations (the runtime knows no
+  // costs in advance; the simulator does).
+  const std::vector<double>* work_prefix = nullptr;
 };
 
 // What a technique is told at each request.
