@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The simulator against this machine: for a real loop (the Mandelbrot rows
-example, 2 threads bound one per CPU), every technique runs for real and in
+"""The simulator against this machine: for the application matrix's loops
+(--app; 2 threads bound one per CPU), every technique runs for real and in
 the simulator on 2 workers (shared memory: no latency, a claim of --claim).
 
 Each repetition records per-iteration costs first (SELFSCHED_PROFILE with
@@ -27,11 +27,11 @@ to its last chunk's end (selfsched's profile; for libomp's own static, its
 slowest thread's time in the loop), as simulated; the program's time, also
 shown, adds the parallel region's start and end.
 
-Prints a Markdown table: median measured and simulated makespans, the
-median over repetitions of their ratio, the runs with equal chunks, and
-the program's time.
+Prints a Markdown table per app and scenario: median measured and
+simulated makespans, the median over repetitions of their ratio, the runs
+with equal chunks, and the program's time; with several, a summary.
 
-  python3 benchmarks/sim/validate.py --build build [--reps 5]
+  python3 benchmarks/sim/validate.py --build build [--reps 5] [--app NAME|all] [--scenario NAME|all]
 """
 import argparse
 import json
@@ -46,7 +46,17 @@ import time
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 TECHNIQUES = ["static", "ss", "css,8", "gss", "tss", "fss", "fac", "tfss", "fiss", "tap", "af", "awf-b", "auto"]
-PROGRAM = ["mandelbrot", "--width", "560", "--height", "420"]
+# The application matrix's single-instance loops (benchmarks/matrix/auto.json)
+# whose iterations cost microseconds or more; the fine-grained ones (70-150
+# ns an iteration) cannot have their costs recorded one iteration a chunk.
+APPS = {
+    "mandelbrot": ["mandelbrot", "--width", "560", "--height", "420"],
+    "adjoint_convolution": ["adjoint_convolution", "--n", "14000"],
+    "matmul": ["matmul", "--n", "512"],
+    "quicksort_rows": ["quicksort_rows", "--rows", "1200", "--max-len", "3000"],
+    "costliest first": ["synthetic", "--n", "20000", "--work", "100", "--profile", "decreasing"],
+}
+SCENARIOS = ["dedicated", "slowcores", "hybrid", "nondedicated"]
 
 
 def main():
@@ -54,28 +64,47 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--claim", default="0.3us", help="a claim's cost in the simulation (default 0.3us)")
-    parser.add_argument("--scenario", choices=["dedicated", "slowcores", "hybrid", "nondedicated"], default="dedicated",
+    parser.add_argument("--app", choices=list(APPS) + ["all"], default="mandelbrot")
+    parser.add_argument("--scenario", choices=SCENARIOS + ["all"], default="dedicated",
                         help="slowcores: thread 1 at half speed (SELFSCHED_EXAMPLE_SLOWDOWN=1,0.5); hybrid: the same "
                              "on an emulated hybrid CPU (hwloc XML); nondedicated: a busy process on thread 1's CPU; "
                              "each simulated with --speeds 1:0.5")
     args = parser.parse_args()
-    bin_dir = os.path.join(args.build, "bin")
-    lib = os.path.join(args.build, "lib", "libselfsched.so")
     cpus = sorted(os.sched_getaffinity(0))[:2]
     if len(cpus) < 2:
         sys.exit("validate.py: needs 2 usable CPUs")
+    summary = []
+    for app in APPS if args.app == "all" else [args.app]:
+        for scenario in SCENARIOS if args.scenario == "all" else [args.scenario]:
+            print(f"\n## {app}, `{scenario}`\n")
+            ratios = validate(args, cpus, APPS[app], scenario)
+            within = sum(1 for r in ratios if abs(r - 1) <= 0.10)
+            summary.append((app, scenario, within, len(ratios), min(ratios), max(ratios)))
+            print(f"\nWithin 10%: {within} of {len(ratios)}.")
+    if len(summary) > 1:
+        print("\n## Summary\n\n| app | scenario | within 10% | simulated / measured |")
+        print("| --- | --- | --- | --- |")
+        for app, scenario, within, count, lo, hi in summary:
+            print(f"| {app} | `{scenario}` | {within} of {count} | {lo:.2f}-{hi:.2f} |")
+        print(f"\nAll: {sum(r[2] for r in summary)} of {sum(r[3] for r in summary)} within 10%.")
+
+
+def validate(args, cpus, command, scenario):
+    """Prints one app's table in one scenario; returns the ratios."""
+    bin_dir = os.path.join(args.build, "bin")
+    lib = os.path.join(args.build, "lib", "libselfsched.so")
     env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="true", OMP_PLACES="{%d},{%d}" % tuple(cpus),
                SELFSCHED_SIA="off", SELFSCHED_AUTO_CACHE="off", LD_PRELOAD=lib)
-    program = [os.path.join(bin_dir, PROGRAM[0])] + PROGRAM[1:]
+    program = [os.path.join(bin_dir, command[0])] + command[1:]
     run_env = dict(env)
     speeds = []
-    if args.scenario in ("slowcores", "hybrid"):
+    if scenario in ("slowcores", "hybrid"):
         run_env["SELFSCHED_EXAMPLE_SLOWDOWN"] = "1,0.5"
-    if args.scenario == "hybrid":
+    if scenario == "hybrid":
         run_env["HWLOC_XMLFILE"] = os.path.join(SOURCE, "tests", "data", "hybrid-2core.xml")
-    if args.scenario != "dedicated":
+    if scenario != "dedicated":
         speeds = ["--speeds", "1:0.5"]
-    if args.scenario in ("slowcores", "nondedicated"):
+    if scenario in ("slowcores", "nondedicated"):
         # The slowdown is the program's own, the busy process is seen only
         # as the run queue's Q, which reaches the w-* techniques alone: the
         # techniques here are told equal powers (VP).
@@ -86,7 +115,7 @@ def main():
         simulated = {t: [] for t in TECHNIQUES}
         program_time = {t: [] for t in TECHNIQUES}  # the program's own time: the loop and its parallel region
         profile = os.path.join(tmp, "run.json")
-        if args.scenario == "nondedicated":  # seed 000's resource expensive process, on thread 1's CPU
+        if scenario == "nondedicated":  # seed 000's resource expensive process, on thread 1's CPU
             competitor = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
             time.sleep(0.3)
         try:
@@ -128,7 +157,7 @@ def main():
                   f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
                   f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
                   f"{statistics.median(program_time[t]):.4f} |")
-        print(f"\nWithin 10%: {sum(1 for r in ratios if abs(r - 1) <= 0.10)} of {len(ratios)}.", file=sys.stdout)
+        return ratios
 
 
 def simulate(bin_dir, technique, costs, skew, speeds, claim):
