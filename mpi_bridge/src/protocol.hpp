@@ -41,6 +41,14 @@ struct chunk_bounds {
   }
 };
 
+// A run-queue length Q in one int64 slot of a message (a request, a refill):
+// its bits. A malformed one (not a number, below 1) unpacks as none.
+inline std::int64_t pack_queue(double q) { return std::bit_cast<std::int64_t>(q); }
+inline double unpack_queue(std::int64_t bits) {
+  const double q = std::bit_cast<double>(bits);
+  return q >= 1.0 && q < 1e6 ? q : 1.0;
+}
+
 // A rank's request for its next outer chunk. `reported_*`: the outer chunk
 // it finished last and how long its threads took (adaptive outer techniques
 // learn from it; 0 when there is nothing to report). `in_order`: every
@@ -64,14 +72,12 @@ struct request_msg {
   static constexpr int length = 9;
   std::array<std::int64_t, length> pack() const {
     return {static_cast<std::int64_t>(index), n, static_cast<std::int64_t>(site), reported_size, reported_ns,
-            in_order ? 1 : 0, bounds.min, bounds.max, std::bit_cast<std::int64_t>(queue)};
+            in_order ? 1 : 0, bounds.min, bounds.max, pack_queue(queue)};
   }
   static request_msg unpack(const std::int64_t* m) {
     return {static_cast<std::uint64_t>(m[0]), m[1], static_cast<std::uint64_t>(m[2]), m[3], m[4], m[5] != 0,
-            {m[6], m[7]}, valid_queue(std::bit_cast<double>(m[8]))};
+            {m[6], m[7]}, unpack_queue(m[8])};
   }
-  // A malformed Q (not a number, below 1) counts as none.
-  static double valid_queue(double q) { return q >= 1.0 && q < 1e6 ? q : 1.0; }
 };
 
 constexpr int reply_length = 3;

@@ -1,7 +1,6 @@
 #include "server.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <utility>
 
 #include "selfsched/core/registry.hpp"
@@ -148,7 +147,7 @@ std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std:
   std::vector<std::int64_t> batch{static_cast<std::int64_t>(index)};
   for (std::size_t k = 0; k < group->second.size(); ++k) {
     const int rank = group->second[k];
-    const chunk c = loop.rule->next(rank, request_msg::valid_queue(std::bit_cast<double>(queues[k])));
+    const chunk c = loop.rule->next(rank, unpack_queue(queues[k]));
     if (c.size == 0) break;
     batch.insert(batch.end(), {rank, c.start, c.size});
   }
@@ -191,7 +190,7 @@ void server::maybe_refill(std::uint64_t index, pooled_loop& loop) {
   std::vector<std::int64_t> reports = std::exchange(loop.reports, {});
   const int report_count = static_cast<int>(reports.size() / 3);
   std::vector<std::int64_t> queues;  // the group's last Qs, in group order
-  for (const int rank : roles_.group) queues.push_back(std::bit_cast<std::int64_t>(queues_[static_cast<std::size_t>(rank)]));
+  for (const int rank : roles_.group) queues.push_back(pack_queue(queues_[static_cast<std::size_t>(rank)]));
   if (roles_.root) {
     const std::vector<std::int64_t> batch =
         make_batch(index, loop.n, loop.site, loop.bounds, rank_, queues.data(), reports.data(), report_count);
