@@ -71,7 +71,7 @@ class two_phase final : public technique {
   }
 
   iter_t next_size(const request& r) override {
-    if (iter_t& mine = share_[r.worker]; mine > 0) return take(r, mine);
+    if (share_[r.worker] > 0) return take(r, r.worker);
     if (const iter_t pool = r.remaining - reserved_; pool > 0) {
       request inner = r;
       inner.remaining = pool;
@@ -81,21 +81,21 @@ class two_phase final : public technique {
     // Only unclaimed shares are left (reserved_ > 0): give them away, the
     // fastest worker's (the largest) first; the cursor only moves forward.
     while (share_[fastest_first_[unclaimed_]] == 0) ++unclaimed_;
-    return take(r, share_[fastest_first_[unclaimed_]]);
+    return take(r, fastest_first_[unclaimed_]);
   }
   void record(int worker, iter_t size, double seconds) override {
     inner_->record(worker, size, seconds);
   }
 
  private:
-  // A worker's phase-1 share, handed out now. By work, its iterations are
+  // Worker w's phase-1 share, handed out now. By work, its iterations are
   // those from the request's start that carry the share's work, and what
   // stays reserved for the others is their planned iterations (all of them
   // once no share is left).
-  iter_t take(const request& r, iter_t& share) {
-    iter_t size = std::exchange(share, 0);
+  iter_t take(const request& r, int worker) {
+    const auto w = static_cast<std::size_t>(worker);
+    iter_t size = std::exchange(share_[w], 0);
     if (work_ != nullptr) {
-      const std::size_t w = static_cast<std::size_t>(&share - share_.data());
       const iter_t start = n_ - r.remaining;
       size = std::max<iter_t>(1, first_reaching(start, std::exchange(share_work_[w], 0)) - start);
       if (std::all_of(share_.begin(), share_.end(), [](iter_t s) { return s == 0; })) {
