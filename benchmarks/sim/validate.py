@@ -112,7 +112,7 @@ def validate(args, cpus, command, scenario):
     competitor = None
     with tempfile.TemporaryDirectory() as tmp:
         measured = {t: [] for t in TECHNIQUES}
-        simulated = {t: [] for t in TECHNIQUES}
+        real_runs = {t: [] for t in TECHNIQUES}  # per run: its costs, its start skew, its chunks
         program_time = {t: [] for t in TECHNIQUES}  # the program's own time: the loop and its parallel region
         profile = os.path.join(tmp, "run.json")
         if scenario == "nondedicated":  # seed 000's resource expensive process, on thread 1's CPU
@@ -134,7 +134,7 @@ def validate(args, cpus, command, scenario):
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
                     measured[t].append(makespan)
                     program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
-                    simulated[t].append((costs, skew, chunks))
+                    real_runs[t].append((costs, skew, chunks))
         finally:
             if competitor is not None:
                 competitor.kill()
@@ -144,16 +144,16 @@ def validate(args, cpus, command, scenario):
         print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         ratios = []
         for t in TECHNIQUES:
-            skews = [skew for _, skew, _ in simulated[t]]
+            skews = [skew for _, skew, _ in real_runs[t]]
             runs = [(simulate(bin_dir, t, costs, skew, speeds, args.claim), chunks)
-                    for costs, skew, chunks in simulated[t]]
+                    for costs, skew, chunks in real_runs[t]]
             # The same chunks (start, size), and the same threads running them.
             same = [[c[:2] for c in real] == [c[:2] for c in sim] for (_, sim), real in runs if real is not None]
             same_threads = [real == sim for (_, sim), real in runs if real is not None]
-            simulated[t] = [makespan for (makespan, _), _ in runs]
-            ratio = statistics.median(s / m for s, m in zip(simulated[t], measured[t]))
+            simulated = [makespan for (makespan, _), _ in runs]
+            ratio = statistics.median(s / m for s, m in zip(simulated, measured[t]))
             ratios.append(ratio)
-            print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated[t]):.4f} | "
+            print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated):.4f} | "
                   f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
                   f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
                   f"{statistics.median(program_time[t]):.4f} |")
@@ -165,13 +165,17 @@ def simulate(bin_dir, technique, costs, skew, speeds, claim):
     its costs, and the later of the two workers starting `skew` seconds
     after the other (thread 1 when > 0)."""
     late = ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew != 0 else []
-    out = subprocess.run([os.path.join(bin_dir, "selfsched-sim"), "--technique", technique, "--workers", "2",
-                          "--profile", costs, "--latency", "0", "--claim", claim, "--chunks"] + speeds + late,
-                         check=True, capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        result = os.path.join(tmp, "run.json")
+        out = subprocess.run([os.path.join(bin_dir, "selfsched-sim"), "--technique", technique, "--workers", "2",
+                              "--profile", costs, "--latency", "0", "--claim", claim, "--chunks",
+                              "--json", result] + speeds + late,
+                             check=True, capture_output=True, text=True).stdout
+        with open(result) as f:
+            makespan = json.load(f)[0]["makespan_s"]
     chunks = sorted((int(start), int(size), int(worker))
                     for start, size, worker in re.findall(r"chunk start=(\d+) size=(\d+) worker=(\d+)", out))
-    row = [line for line in out.splitlines() if line.startswith("| 2 |")][-1]
-    return float(row.split("|")[5]), chunks
+    return makespan, chunks
 
 
 def from_profile(profile):
