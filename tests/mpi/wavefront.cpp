@@ -10,8 +10,9 @@
 //                 [--min-chunk K] [--max-chunk K] [--gather all|root|none]
 //                 [--thread-level funneled|multiple] [--fail-rank R]
 //
-// --fail-rank R: the body throws on rank R after a few cells (the job must
-// end with one message naming the rank, not hang).
+// --fail-rank R: the body throws at rank R's first cell (the job must end
+// with one message naming the rank, not hang). The other ranks take 1 ms a
+// cell meanwhile, so rank R is given cells however late it starts.
 //
 // Prints "mpi_wavefront: ... ok=1" on rank 0 (exit 0), or what is wrong
 // (ok=0, exit 1). The outer technique and transport are the region's
@@ -21,6 +22,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -29,6 +31,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "selfsched/mpi_wavefront.hpp"
@@ -186,10 +189,10 @@ int main(int argc, char** argv) {
       sm::wavefront_report r2, r3;
       {
         sm::region region(MPI_COMM_WORLD);
-        std::atomic<int> cells{0};
         r2 = sm::wavefront<2>(region, {g2.rows, g2.cols}, dependences2,
                               [&](std::int64_t i, std::int64_t j) {
-                                if (rank == fail_rank && ++cells > 3) throw std::runtime_error("cell out of range");
+                                if (rank == fail_rank) throw std::runtime_error("cell out of range");
+                                if (fail_rank >= 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
                                 g2.cell(i, j);
                               },
                               [&](std::int64_t i, std::int64_t j) { return &g2.at(i, j); }, sizeof(double), o, target);
