@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "barrier_wait.hpp"
 #include "platform.hpp"
 #include "powers.hpp"
 #include "runqueue.hpp"
@@ -219,7 +220,11 @@ void detail::enter_slot(membership& m, loop_slot& slot, std::uint64_t instance, 
 }
 
 void detail::join_measured_loop(membership& m, loop_slot& slot) {
-  if (slot.self_tuning) m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
+  if (slot.self_tuning) {
+    m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
+    const std::int64_t now = now_ns();
+    note_loop_join(now - slot.started_ns, now);
+  }
   doacross_join(m.doacross, slot.doacross);
   if (slot.profile) probe_enter(m.probe, m.thread_num);
 }

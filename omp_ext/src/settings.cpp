@@ -91,6 +91,14 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_RUNQUEUE_MS", "5",
      "read the run queues at most this often (ms; less often when a reading would cost over 2% of a thread)",
      [](std::string_view v, settings& s) { return parse_real(v, s.run_queue_ms, 0.0, false); }},
+    {"SELFSCHED_SHARED_CPU", "sleep",
+     "how a thread of an auto loop waits at libomp's barriers while another process shares its CPU: sleep "
+     "(kmp_set_blocktime(0) for that thread, unless KMP_BLOCKTIME or OMP_WAIT_POLICY is set) or spin (libomp's wait)",
+     [](std::string_view v, settings& s) {
+       if (v == "sleep") return s.shared_cpu_sleep = true, std::string();
+       if (v == "spin") return s.shared_cpu_sleep = false, std::string();
+       return std::string("valid: sleep, spin");
+     }},
     {"SELFSCHED_MAX_CHUNK", "0 (none)", "upper threshold on every chunk",
      [](std::string_view v, settings& s) { return parse_count(v, s.max_chunk); }},
     {"SELFSCHED_SYNC_POINTS", "0 (3 x threads)",

@@ -27,6 +27,7 @@ struct settings {
   bool bind = false;               // SELFSCHED_BIND
   bool run_queue = true;           // SELFSCHED_RUNQUEUE
   double run_queue_ms = 5.0;       // SELFSCHED_RUNQUEUE_MS
+  bool shared_cpu_sleep = true;    // SELFSCHED_SHARED_CPU=sleep (barrier_wait.hpp)
   std::int64_t max_chunk = 0;      // SELFSCHED_MAX_CHUNK
   std::int64_t sync_points = 0;    // SELFSCHED_SYNC_POINTS: #SP of s-/sw- (0: 3 x threads)
   double mu = 1.0;                 // SELFSCHED_MU

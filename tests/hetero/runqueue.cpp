@@ -12,9 +12,6 @@
 // ranges passes. Exit 77 (skipped)
 // only when the machine cannot pin: fewer than two CPUs, or a process that
 // cannot be pinned. Threads that end up bound otherwise than asked fail.
-#include <sched.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +23,7 @@
 #include <string>
 
 #include "binding.hpp"
+#include "competitor.hpp"
 #include "selfsched.h"
 
 namespace {
@@ -63,47 +61,6 @@ int first_loop(const char* profile, int cpu0, int cpu1) {
   return 0;
 }
 
-// The runnable tasks of the whole machine now (/proc/loadavg's fourth field,
-// this test's and its competitor's included): why an attempt read high.
-int machine_runnable() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen, running;
-  in >> one >> five >> fifteen >> running;
-  return std::atoi(running.c_str());
-}
-
-// Waits until this process is the only runnable task of the machine, twice
-// in a row 0.1 s apart, or until `budget_ms` is spent (then it goes on).
-void wait_for_quiet(int& budget_ms) {
-  for (int quiet = 0; quiet < 2 && budget_ms > 0; budget_ms -= 100) {
-    quiet = machine_runnable() <= 1 ? quiet + 1 : 0;
-    usleep(100'000);
-  }
-}
-
-// A child spinning on `cpu`; -1 when it cannot be pinned there.
-pid_t start_competitor(int cpu) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    CPU_SET(cpu, &mask);
-    if (sched_setaffinity(0, sizeof mask, &mask) != 0) _exit(3);
-    for (volatile unsigned long spin = 0;; spin = spin + 1) {
-    }
-  }
-  usleep(50'000);
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, WNOHANG) != 0) return -1;  // it could not pin and left
-  return pid;
-}
-
-void stop(pid_t pid) {
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-}
-
 // Runs this program as `--first-loop` with two threads on {cpu0},{cpu1};
 // its exit status.
 int run_first_loop(const char* self, const char* profile, int cpu0, int cpu1) {
@@ -131,29 +88,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s out.json\n", argv[0]);
     return 2;
   }
-  cpu_set_t process_mask;
-  sched_getaffinity(0, sizeof process_mask, &process_mask);
-  int cpus[2] = {-1, -1}, found = 0;
-  for (int cpu = 0; cpu < CPU_SETSIZE && found < 2; ++cpu)
-    if (CPU_ISSET(cpu, &process_mask)) cpus[found++] = cpu;
-  if (found < 2) {
-    std::printf("skipped: needs two CPUs, this process may use %d\n", CPU_COUNT(&process_mask));
+  const hetero::cpu_pair cpus = hetero::two_cpus();
+  if (cpus.second < 0) {
+    std::printf("skipped: needs two CPUs, this process may use fewer\n");
     return skipped;
   }
-  const int idle = cpus[0], shared = cpus[1];
+  const int idle = cpus.first, shared = cpus.second;
 
   int budget_ms = quiet_wait_budget_ms;
   int quiet_attempts = 0;  // attempts after which only this test and its competitor were runnable
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    wait_for_quiet(budget_ms);
-    const pid_t competitor = start_competitor(shared);
+    hetero::wait_for_quiet(budget_ms);
+    const pid_t competitor = hetero::start_competitor(shared);
     if (competitor < 0) {
       std::printf("skipped: cannot pin a process to cpu %d\n", shared);
       return skipped;
     }
     const int status = run_first_loop("/proc/self/exe", argv[1], idle, shared);
-    const int runnable = machine_runnable();
-    stop(competitor);
+    const int runnable = hetero::machine_runnable();
+    hetero::stop(competitor);
     if (status != 0) {
       std::printf("FAIL: the first-loop run exited with status %d\n", status);
       return 1;

@@ -1,0 +1,46 @@
+// How a thread on a shared CPU waits at libomp's barriers.
+//
+// libomp's threads spin at a barrier for KMP_BLOCKTIME (200 ms) before they
+// sleep. A thread whose CPU also runs another process's task spends its
+// time slices spinning between loops and regions, and the kernel's fair
+// scheduler then gives the other task the CPU when the next region starts:
+// the thread joins each loop about a time slice (4 ms on the development
+// VM) after its team mates, longer than a whole instance of a time-stepped
+// loop. A thread that sleeps at barriers instead is owed CPU time when it is
+// woken and preempts the other task.
+//
+// So an `auto` loop looks at when each thread joins it. A thread over 1 ms
+// after the loop was set up reads the scheduler's account of its own time
+// (platform.hpp, thread_cpu_account: about 3 us), and again at each auto
+// loop it joins until it has seen its CPU to be its own: if since its last look it
+// waited for its CPU at least a quarter as long as it ran, another task
+// shares the CPU, and its blocktime is 0 (kmp_set_blocktime, which sets the
+// calling thread's; libomp copies the primary thread's settings at each
+// fork, so the thread looks again at every auto loop while it sleeps, and
+// spins again once its CPU is its own). Without the account, the run-queue
+// monitor (runqueue.hpp) decides. Measured: docs/results/auto.md.
+//
+// Left alone: programs whose user chose how threads wait (KMP_BLOCKTIME,
+// OMP_WAIT_POLICY or KMP_LIBRARY set), GCC programs (libgomp has no
+// per-thread setting), SELFSCHED_SHARED_CPU=spin, SELFSCHED_RUNQUEUE=false.
+#pragma once
+
+#include <cstdint>
+
+namespace selfsched::omp {
+
+// A thread this long after its loop's first is worth a look at its CPU.
+constexpr std::int64_t late_join_ns = 1'000'000;
+
+namespace detail {
+// Set from a late join until the thread's CPU is seen to be its own.
+extern __attribute__((tls_model("initial-exec"))) thread_local bool watches_cpu;
+void look_at_shared_cpu(std::int64_t now);
+}  // namespace detail
+
+// At an auto loop's join, `late_ns` after the loop was set up.
+inline void note_loop_join(std::int64_t late_ns, std::int64_t now) {
+  if (late_ns > late_join_ns || detail::watches_cpu) detail::look_at_shared_cpu(now);
+}
+
+}  // namespace selfsched::omp
