@@ -21,8 +21,11 @@
 // monitor (runqueue.hpp) decides. Measured: docs/results/auto.md.
 //
 // Left alone: programs whose user chose how threads wait (KMP_BLOCKTIME,
-// OMP_WAIT_POLICY or KMP_LIBRARY set), GCC programs (libgomp has no
-// per-thread setting), SELFSCHED_SHARED_CPU=spin, SELFSCHED_RUNQUEUE=false.
+// OMP_WAIT_POLICY or KMP_LIBRARY set), libgomp's threads (it has no
+// per-thread setting, and libomp's kmp_set_blocktime, were libomp loaded
+// too, would adopt the caller as a thread of its own: loop.cpp calls this
+// only in teams whose threads are libomp's), SELFSCHED_SHARED_CPU=spin,
+// SELFSCHED_RUNQUEUE=false.
 #pragma once
 
 #include <cstdint>

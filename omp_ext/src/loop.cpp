@@ -223,7 +223,7 @@ void detail::join_measured_loop(membership& m, loop_slot& slot) {
   if (slot.self_tuning) {
     m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
     const std::int64_t now = now_ns();
-    note_loop_join(now - slot.started_ns, now);
+    if (m.team->libomp_threads) note_loop_join(now - slot.started_ns, now);
   }
   doacross_join(m.doacross, slot.doacross);
   if (slot.profile) probe_enter(m.probe, m.thread_num);

@@ -127,6 +127,9 @@ struct team_state {
   const active_schedule* technique = nullptr;
   outer_source* outer = nullptr;  // feeds this team's loops (MPI regions)
   team_placement placement;       // which CPU each member runs on
+  // Its threads are libomp's (regions seen through OMPT), not those of a
+  // runtime that reports its regions itself (libgomp, gomp.cpp).
+  bool libomp_threads = true;
   // SELFSCHED_PROFILE_FORWARDED (forwarded_profile.hpp): each loop left to
   // the runtime, by its place among them: its record, members that left it.
   std::mutex forwarded_lock;

@@ -111,11 +111,12 @@ const active_schedule* encountering_task_technique(const thread_context& t) {
 
 // A region begins on the thread that encounters it: the team's state,
 // owned by that thread until the region ends.
-encountered_region& begin_region(thread_context& t, unsigned requested_parallelism) {
+encountered_region& begin_region(thread_context& t, unsigned requested_parallelism, bool libomp_threads) {
   encountered_region& region = t.encountered.push();
   region.record.client_data = ompt_data_t{};
   team_state* team = &region.team;
   team->reset();
+  team->libomp_threads = libomp_threads;
   team->technique = encountering_task_technique(t);
   team->outer = t.depth == 0 ? t.outer : nullptr;  // only the outermost level
   team->placement.prepare(static_cast<int>(requested_parallelism), t.depth == 0);
@@ -153,7 +154,7 @@ void leave(thread_context& t) {
 
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned requested_parallelism,
                        int, const void*) {
-  region_record& record = begin_region(context(), requested_parallelism).record;
+  region_record& record = begin_region(context(), requested_parallelism, true).record;
   set_record(parallel_data, &record);
   tsan_release(&record);  // the workers read it after libomp's fork
 }
@@ -218,7 +219,7 @@ void follow_regions_without_ompt() { reported_by_runtime = true; }
 
 team_state* open_region(unsigned requested_threads) {
   thread_context& t = context();
-  team_state& team = begin_region(t, requested_threads).team;
+  team_state& team = begin_region(t, requested_threads, false).team;
   // Members other than this thread start from depth 0 (a runtime's worker
   // is in one team at a time), so this thread's depth decides for all.
   return t.depth < max_nesting ? &team : nullptr;
