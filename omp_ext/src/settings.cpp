@@ -43,18 +43,15 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_AUTO", "selfsched",
      "who serves schedule(auto) loops and OMP_SCHEDULE=auto: selfsched (its auto) or libomp (libomp's own, static)",
      [](std::string_view v, settings& s) {
-       if (v == "selfsched") return s.libomp_auto = false, std::string();
-       if (v == "libomp") return s.libomp_auto = true, std::string();
-       return std::string("valid: selfsched, libomp");
+       bool selfsched = true;
+       std::string why = parse_either(v, selfsched, "selfsched", "libomp");
+       if (why.empty()) s.libomp_auto = !selfsched;
+       return why;
      }},
     {"SELFSCHED_HOOKS", "auto",
      "with a libomp that takes registered loop schedules (patches/): auto registers ours and lets libomp "
      "decide which loops are selfsched's, off interposes as with any libomp",
-     [](std::string_view v, settings& s) {
-       if (v == "auto") return s.runtime_hooks = true, std::string();
-       if (v == "off") return s.runtime_hooks = false, std::string();
-       return std::string("valid: auto, off");
-     }},
+     [](std::string_view v, settings& s) { return parse_either(v, s.runtime_hooks, "auto", "off"); }},
     {"SELFSCHED_AUTO_CACHE", "~/.cache/selfsched/auto.json",
      "where auto keeps what it learned per loop site for the next run (mode 0600); off: learn afresh every run",
      [](std::string_view v, settings& s) { return s.auto_cache = v, std::string(); }},
@@ -94,11 +91,7 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_SHARED_CPU", "sleep",
      "how a thread of an auto loop waits at libomp's barriers while another process shares its CPU: sleep "
      "(kmp_set_blocktime(0) for that thread, unless KMP_BLOCKTIME or OMP_WAIT_POLICY is set) or spin (libomp's wait)",
-     [](std::string_view v, settings& s) {
-       if (v == "sleep") return s.shared_cpu_sleep = true, std::string();
-       if (v == "spin") return s.shared_cpu_sleep = false, std::string();
-       return std::string("valid: sleep, spin");
-     }},
+     [](std::string_view v, settings& s) { return parse_either(v, s.shared_cpu_sleep, "sleep", "spin"); }},
     {"SELFSCHED_MAX_CHUNK", "0 (none)", "upper threshold on every chunk",
      [](std::string_view v, settings& s) { return parse_count(v, s.max_chunk); }},
     {"SELFSCHED_SYNC_POINTS", "0 (3 x threads)",

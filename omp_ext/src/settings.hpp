@@ -56,6 +56,7 @@ void display_settings(const char* active_schedule, const char* runtime);
 // shares (selfsched/settings_table.hpp, part of the bridge seam).
 using bridge::parse_bool;
 using bridge::parse_count;
+using bridge::parse_either;
 using bridge::parse_real;
 using bridge::print_setting_rows;
 using bridge::read_setting_rows;

@@ -53,6 +53,14 @@ if(NOT err MATCHES "SELFSCHED_WEIGHTS='1,nan' is invalid")
   message(FATAL_ERROR "a bad SELFSCHED_WEIGHTS must be named: ${err}")
 endif()
 
+# A two-word choice misspelt: named with both words, the default kept (the
+# loop still runs under the technique asked for).
+run_plain(out err OMP_SCHEDULE=auto SELFSCHED_SHARED_CPU=nap)
+if(NOT err MATCHES "SELFSCHED_SHARED_CPU='nap' is invalid \\(valid: sleep, spin\\); using the default, sleep"
+   OR NOT out MATCHES "wrong=0")
+  message(FATAL_ERROR "a bad SELFSCHED_SHARED_CPU must be named with the choices: ${out} ${err}")
+endif()
+
 # Files the library reads are bounded and never throw: a directory, a FIFO-free
 # special file and a deeply nested one as SIA file (these aborted w-* programs).
 file(MAKE_DIRECTORY ${WORK}/sia_is_a_directory)

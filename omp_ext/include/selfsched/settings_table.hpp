@@ -39,6 +39,12 @@ inline std::string parse_bool(std::string_view v, bool& out) {
   return "valid: true, false, 1, 0, yes, no, on, off";
 }
 
+// One of two words: `out` = (v == first), the default listed first.
+inline std::string parse_either(std::string_view v, bool& out, std::string_view first, std::string_view second) {
+  if (v == first || v == second) return out = v == first, "";
+  return "valid: " + std::string(first) + ", " + std::string(second);
+}
+
 inline std::string parse_real(std::string_view v, double& out, double lowest, bool inclusive) {
   const std::string text(v);
   char* end = nullptr;
