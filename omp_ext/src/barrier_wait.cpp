@@ -55,16 +55,19 @@ int cpu_is_shared(std::int64_t now) {
   return 4 * waited >= ran;
 }
 
-void say_once() {
+void say_once(int thread, std::int64_t late_ns) {
   static std::atomic<bool> said{false};  // once per process
   if (current_settings().verbose && !said.exchange(true, std::memory_order_relaxed))
-    warn("a thread joined a loop late on a CPU another task uses: it sleeps at barriers instead of spinning "
-         "while the CPU is shared (SELFSCHED_SHARED_CPU=spin keeps libomp's wait)");
+    warn("thread %d joined an auto loop %.1f ms late on cpu %d, which another task uses: it sleeps at barriers "
+         "instead of spinning while the CPU is shared (SELFSCHED_SHARED_CPU=spin keeps libomp's wait)",
+         thread, static_cast<double>(late_ns) * 1e-6, current_cpu());
 }
 
 }  // namespace
 
-void detail::look_at_shared_cpu(std::int64_t now) {
+bool sleeps_at_barriers() { return sleeps_since != 0; }
+
+void detail::look_at_shared_cpu(int thread, std::int64_t late_ns, std::int64_t now) {
   const set_blocktime_function set_blocktime = blocktime_setter();
   if (set_blocktime == nullptr) return;
   if (sleeps_since != 0) {
@@ -80,7 +83,7 @@ void detail::look_at_shared_cpu(std::int64_t now) {
   if (shared == 1) {
     sleeps_since = now;
     set_blocktime(0);
-    say_once();
+    say_once(thread, late_ns);
   }
 }
 

@@ -38,12 +38,16 @@ constexpr std::int64_t late_join_ns = 1'000'000;
 namespace detail {
 // Set from a late join until the thread's CPU is seen to be its own.
 extern __attribute__((tls_model("initial-exec"))) thread_local bool watches_cpu;
-void look_at_shared_cpu(std::int64_t now);
+void look_at_shared_cpu(int thread, std::int64_t late_ns, std::int64_t now);
 }  // namespace detail
 
-// At an auto loop's join, `late_ns` after the loop was set up.
-inline void note_loop_join(std::int64_t late_ns, std::int64_t now) {
-  if (late_ns > late_join_ns || detail::watches_cpu) detail::look_at_shared_cpu(now);
+// At an auto loop's join by team member `thread`, `late_ns` after the loop
+// was set up.
+inline void note_loop_join(int thread, std::int64_t late_ns, std::int64_t now) {
+  if (late_ns > late_join_ns || detail::watches_cpu) detail::look_at_shared_cpu(thread, late_ns, now);
 }
+
+// Whether the calling thread sleeps at barriers now (for its profile).
+bool sleeps_at_barriers();
 
 }  // namespace selfsched::omp

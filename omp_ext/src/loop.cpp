@@ -223,10 +223,13 @@ void detail::join_measured_loop(membership& m, loop_slot& slot) {
   if (slot.self_tuning) {
     m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
     const std::int64_t now = now_ns();
-    if (m.team->libomp_threads) note_loop_join(now - slot.started_ns, now);
+    if (m.team->libomp_threads) note_loop_join(m.thread_num, now - slot.started_ns, now);
   }
   doacross_join(m.doacross, slot.doacross);
-  if (slot.profile) probe_enter(m.probe, m.thread_num);
+  if (slot.profile) {
+    probe_enter(m.probe, m.thread_num);
+    m.probe.share.sleeps_at_barriers = sleeps_at_barriers();
+  }
 }
 
 void leave_plain_loop(membership& m) { leave_loop(m, 0); }

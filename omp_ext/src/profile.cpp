@@ -288,6 +288,7 @@ bool write_profile(const char* path, std::string* why) {
                                 {"iterations", t.iterations}, {"chunks", t.chunks},
                                 {"busy_s", t.busy_ns * 1e-9}, {"scheduling_s", t.scheduling_ns * 1e-9},
                                 {"ranks_wait_s", t.ranks_wait_ns * 1e-9},
+                                {"sleeps_at_barriers", t.sleeps_at_barriers},
                                 // The rest of the makespan; the threads' clocks may disagree
                                 // by nanoseconds, which must not show as negative waiting.
                                 {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns +

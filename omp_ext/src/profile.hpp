@@ -34,6 +34,7 @@ struct thread_share {
   std::int64_t ranks_wait_ns = 0; // ... waiting there for outer chunks (MPI regions: other ranks)
   std::int64_t first_ns = 0;      // entered the loop
   std::int64_t last_ns = 0;       // found it exhausted
+  bool sleeps_at_barriers = false;  // its CPU was shared, so it slept at barriers (barrier_wait.hpp)
 };
 
 struct loop_instance_profile {

@@ -8,7 +8,9 @@
 // about 1 ms. In each of the last 200 regions, after the loop, each thread
 // reads its own blocktime (kmp_get_blocktime): thread 1 must read 0 in at
 // least 80% of them and thread 0 never, unless SELFSCHED_SHARED_CPU=spin
-// (the second test), where neither ever does. Other users' tasks that land on the idle CPU would make
+// (the second test), where neither ever does. The profile must say the
+// same: of the kept instances from the 100th on, `sleeps_at_barriers` is
+// true for thread 1 in at least 80% and never for thread 0 (none with spin). Other users' tasks that land on the idle CPU would make
 // thread 0 sleep too, rightly: as in hetero.runqueue each of up to eight
 // attempts first waits for a quiet machine, and the first clean attempt
 // decides. Exit 77 (skipped) only when the machine cannot pin.
@@ -18,6 +20,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "binding.hpp"
@@ -59,9 +63,28 @@ int run_steps(int cpu0, int cpu1) {
   return 0;
 }
 
-// Runs this program as `--steps` on {cpu0},{cpu1}: in how many steps each
-// thread slept at barriers, or false when it failed.
-bool run_child(const char* self, int cpu0, int cpu1, int (&slept)[2]) {
+// In how many of the profile's kept instances from the 100th on each thread
+// is marked `sleeps_at_barriers`, and how many there are.
+struct profile_count {
+  int slept[2] = {0, 0};
+  int instances = 0;
+};
+profile_count count_in_profile(const char* path) {
+  profile_count count;
+  std::ifstream in(path);
+  const nlohmann::json profile = nlohmann::json::parse(in, nullptr, false);
+  if (profile.is_discarded() || !profile.contains("sites") || profile["sites"].empty()) return count;
+  const nlohmann::json& loops = profile["sites"][0]["loops"];
+  for (std::size_t i = 100; i < loops.size(); ++i, ++count.instances)
+    for (const auto& t : loops[i]["threads"])
+      if (t.value("sleeps_at_barriers", false)) ++count.slept[t["thread"].get<int>() == 0 ? 0 : 1];
+  return count;
+}
+
+// Runs this program as `--steps` on {cpu0},{cpu1} with its profile written
+// to `profile`: in how many steps each thread slept at barriers, or false
+// when it failed.
+bool run_child(const char* self, const char* profile, int cpu0, int cpu1, int (&slept)[2]) {
   int out[2];
   if (pipe(out) != 0) return false;
   const pid_t pid = fork();
@@ -71,6 +94,7 @@ bool run_child(const char* self, int cpu0, int cpu1, int (&slept)[2]) {
     const std::string places = "{" + std::to_string(cpu0) + "},{" + std::to_string(cpu1) + "}";
     setenv("OMP_PLACES", places.c_str(), 1);
     setenv("OMP_PROC_BIND", "true", 1);
+    setenv("SELFSCHED_PROFILE", profile, 1);
     const std::string c0 = std::to_string(cpu0), c1 = std::to_string(cpu1);
     execl(self, self, "--steps", c0.c_str(), c1.c_str(), static_cast<char*>(nullptr));
     _exit(127);
@@ -93,8 +117,8 @@ bool run_child(const char* self, int cpu0, int cpu1, int (&slept)[2]) {
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "--steps") return run_steps(std::atoi(argv[2]), std::atoi(argv[3]));
-  if (argc != 2 || (std::string(argv[1]) != "sleep" && std::string(argv[1]) != "spin")) {
-    std::fprintf(stderr, "usage: %s sleep|spin (what SELFSCHED_SHARED_CPU says)\n", argv[0]);
+  if (argc != 3 || (std::string(argv[1]) != "sleep" && std::string(argv[1]) != "spin")) {
+    std::fprintf(stderr, "usage: %s sleep|spin PROFILE.json (sleep|spin: what SELFSCHED_SHARED_CPU says)\n", argv[0]);
     return 2;
   }
   const bool sleeps = std::string(argv[1]) == "sleep";
@@ -112,16 +136,23 @@ int main(int argc, char** argv) {
       return skipped;
     }
     int slept[2] = {-1, -1};
-    const bool ran = run_child("/proc/self/exe", cpus.first, cpus.second, slept);
+    const bool ran = run_child("/proc/self/exe", argv[2], cpus.first, cpus.second, slept);
     const int runnable = hetero::machine_runnable();
     hetero::stop(competitor);
     if (!ran) return 1;
+    const profile_count marked = count_in_profile(argv[2]);
     std::printf("attempt %d: of the last %d time steps, thread 0 on idle cpu %d slept at barriers (blocktime 0) "
                 "in %d, thread 1 on cpu %d shared with a busy process in %d (runnable tasks just after: %d, 2 of "
                 "them the competitor and this test)\n",
                 attempt, counted, cpus.first, slept[0], cpus.second, slept[1], runnable);
+    std::printf("  its profile: of %d instances from the 100th on, thread 0 marked sleeps_at_barriers in %d, "
+                "thread 1 in %d\n", marked.instances, marked.slept[0], marked.slept[1]);
+    if (marked.instances == 0) {
+      std::printf("FAIL: no profile with instances past the 100th in %s\n", argv[2]);
+      return 1;
+    }
     if (!sleeps) {
-      if (slept[0] != 0 || slept[1] != 0) {
+      if (slept[0] != 0 || slept[1] != 0 || marked.slept[0] != 0 || marked.slept[1] != 0) {
         std::printf("FAIL: with SELFSCHED_SHARED_CPU=spin both threads keep libomp's blocktime\n");
         return 1;
       }
@@ -130,7 +161,8 @@ int main(int argc, char** argv) {
     }
     // Every second the sleeping thread spins again for a step or two to
     // look afresh (barrier_wait.cpp): most steps, not all.
-    if (slept[1] >= counted * 8 / 10 && slept[0] == 0) {
+    if (slept[1] >= counted * 8 / 10 && slept[0] == 0 && marked.slept[1] >= marked.instances * 8 / 10 &&
+        marked.slept[0] == 0) {
       std::printf("ok: the thread on the shared cpu sleeps at barriers, the other spins\n");
       return 0;
     }
