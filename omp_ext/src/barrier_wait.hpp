@@ -12,13 +12,15 @@
 // So an `auto` loop looks at when each thread joins it. A thread over 1 ms
 // after the loop was set up reads the scheduler's account of its own time
 // (platform.hpp, thread_cpu_account: about 3 us), and again at each auto
-// loop it joins until it has seen its CPU to be its own: if since its last look it
+// loop it joins until enough is seen to decide: if since its last look it
 // waited for its CPU at least a quarter as long as it ran, another task
-// shares the CPU, and its blocktime is 0 (kmp_set_blocktime, which sets the
-// calling thread's; libomp copies the primary thread's settings at each
-// fork, so the thread looks again at every auto loop while it sleeps, and
-// spins again once its CPU is its own). Without the account, the run-queue
-// monitor (runqueue.hpp) decides. Measured: docs/results/auto.md.
+// shares the CPU, and its blocktime is 0 for a second (kmp_set_blocktime,
+// which sets the calling thread's; libomp copies the primary thread's
+// settings at each fork, so it is set again at every auto loop meanwhile).
+// Asleep, the thread preempts the other task and barely waits, so its
+// account cannot tell when the CPU is its own again: after the second it
+// spins and looks afresh at its next late join. Without the account, the
+// run-queue monitor (runqueue.hpp) decides. Measured: docs/results/auto.md.
 //
 // Left alone: programs whose user chose how threads wait (KMP_BLOCKTIME,
 // OMP_WAIT_POLICY or KMP_LIBRARY set), libgomp's threads (it has no

@@ -36,27 +36,6 @@ inline std::int64_t thread_cpu_ns() {
 }
 
 namespace detail {
-inline bool read_proc_file(const char* path, char* text, std::size_t size);
-}
-
-// How long the calling thread has run and how long it has waited, runnable,
-// for a CPU (ns, since it started): the scheduler's own account in
-// /proc/thread-self/schedstat (CONFIG_SCHED_INFO, on in the kernels of the
-// common distributions). One small read, about 3 us. false if unreadable.
-struct cpu_account {
-  std::int64_t ran_ns = 0, waited_ns = 0;
-};
-inline bool thread_cpu_account(cpu_account& out) {
-  char text[128];
-  long long ran = 0, waited = 0;
-  if (!detail::read_proc_file("/proc/thread-self/schedstat", text, sizeof text) ||
-      std::sscanf(text, "%lld %lld", &ran, &waited) != 2 || ran < 0 || waited < 0)
-    return false;
-  out = {ran, waited};
-  return true;
-}
-
-namespace detail {
 
 // Reads a small /proc file into `text` (NUL-terminated); false if it cannot.
 inline bool read_proc_file(const char* path, char* text, std::size_t size) {
@@ -116,6 +95,23 @@ inline void count_if_runnable(const char* stat, int* counts, int cpus) {
 }
 
 }  // namespace detail
+
+// How long the calling thread has run and how long it has waited, runnable,
+// for a CPU (ns, since it started): the scheduler's own account in
+// /proc/thread-self/schedstat (CONFIG_SCHED_INFO, on in the kernels of the
+// common distributions). One small read, about 3 us. false if unreadable.
+struct cpu_account {
+  std::int64_t ran_ns = 0, waited_ns = 0;
+};
+inline bool thread_cpu_account(cpu_account& out) {
+  char text[128];
+  long long ran = 0, waited = 0;
+  if (!detail::read_proc_file("/proc/thread-self/schedstat", text, sizeof text) ||
+      std::sscanf(text, "%lld %lld", &ran, &waited) != 2 || ran < 0 || waited < 0)
+    return false;
+  out = {ran, waited};
+  return true;
+}
 
 // The run queues of the machine, without this process: counts[c] += the
 // number of runnable tasks (running or waiting for a CPU) of other processes

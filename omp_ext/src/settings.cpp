@@ -90,7 +90,8 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return parse_real(v, s.run_queue_ms, 0.0, false); }},
     {"SELFSCHED_SHARED_CPU", "sleep",
      "how a thread of an auto loop waits at libomp's barriers while another process shares its CPU: sleep "
-     "(kmp_set_blocktime(0) for that thread, unless KMP_BLOCKTIME or OMP_WAIT_POLICY is set) or spin (libomp's wait)",
+     "(kmp_set_blocktime(0) for that thread, unless KMP_BLOCKTIME, OMP_WAIT_POLICY or KMP_LIBRARY is set) or spin "
+     "(libomp's wait)",
      [](std::string_view v, settings& s) { return parse_either(v, s.shared_cpu_sleep, "sleep", "spin"); }},
     {"SELFSCHED_MAX_CHUNK", "0 (none)", "upper threshold on every chunk",
      [](std::string_view v, settings& s) { return parse_count(v, s.max_chunk); }},
