@@ -55,14 +55,17 @@ inline void stop(pid_t pid) {
   waitpid(pid, nullptr, 0);
 }
 
-// The first two CPUs this process may use ({-1, -1} if it may use fewer).
+// The first two CPUs this process may use (second -1 if it may use fewer),
+// and how many it may use.
 struct cpu_pair {
   int first = -1, second = -1;
+  int allowed = 0;
 };
 inline cpu_pair two_cpus() {
   cpu_set_t mask;
   sched_getaffinity(0, sizeof mask, &mask);
   cpu_pair pair;
+  pair.allowed = CPU_COUNT(&mask);
   for (int cpu = 0; cpu < CPU_SETSIZE && pair.second < 0; ++cpu)
     if (CPU_ISSET(cpu, &mask)) (pair.first < 0 ? pair.first : pair.second) = cpu;
   return pair;

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   }
   const hetero::cpu_pair cpus = hetero::two_cpus();
   if (cpus.second < 0) {
-    std::printf("skipped: needs two CPUs, this process may use fewer\n");
+    std::printf("skipped: needs two CPUs, this process may use %d\n", cpus.allowed);
     return skipped;
   }
   const int idle = cpus.first, shared = cpus.second;

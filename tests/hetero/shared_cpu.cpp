@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   const bool sleeps = std::string(argv[1]) == "sleep";
   const hetero::cpu_pair cpus = hetero::two_cpus();
   if (cpus.second < 0) {
-    std::printf("skipped: needs two CPUs, this process may use fewer\n");
+    std::printf("skipped: needs two CPUs, this process may use %d\n", cpus.allowed);
     return skipped;
   }
   int budget_ms = 60'000;
