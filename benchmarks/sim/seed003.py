@@ -22,10 +22,14 @@ What the paper does not give is chosen and named here:
   work per clock); the clocks the previous scheme is told: 1667, 1700 and
   866 MHz. The new scheme is told the real speeds (a calibration that
   measures them: its SIA);
-- a row of an N x N matrix product costs 21 ms x (N/2048)^2 on an Athlon,
-  a row of A out and a row of C back (2 x 8N bytes); the simulated
+- a row of an N x N matrix product costs on an Athlon what it cost the
+  same authors' program on seed 002's 1.5 GHz PC (Table 2, that PC alone:
+  12.1 s, 104.4 s and 1032.5 s for N = 512, 1024 and 2048), scaled by clock
+  (1500/1667): 21 ms, 92 ms and 454 ms; so the matrix sizes are seed 002's.
+  A row of A out and a row of C back (2 x 8N bytes); the simulated
   workloads 4096 iterations of 10 ms on average; 100 Mbit/s links with
-  0.5 ms latency (MPICH-G2 between and within sites);
+  0.5 ms latency (the sites' Fast Ethernet NICs, sec. 4.1; MPICH-G2 between
+  and within sites);
 - alpha = 75 for the previous scheme (seed 003, sec. 2: "a best performance
   is obtained with alpha = 75").
 
@@ -43,6 +47,8 @@ SITES = {  # name: (workers, real speed, clock in MHz)
 }
 GRIDS = [["beta"], ["beta", "gamma"], ["alpha", "beta", "gamma"]]
 TECHNIQUES = ["fss", "gss", "tss"]
+# Seed 002 Table 2: the matrix product on its 1.5 GHz PC alone (s), by order N.
+SEED002_ONE_PC = {512: 12.066, 1024: 104.357, 2048: 1032.483}
 NETWORK = ["--bandwidth", "12.5e6", "--latency", "500us", "--claim", "20us"]
 
 
@@ -79,8 +85,8 @@ def main():
     sim = os.path.join(args.build, "bin", "selfsched-sim")
     scenarios = []
     for grid in GRIDS:
-        for n in (1024, 2048, 3072):
-            mean_ms = 21 * (n / 2048) ** 2
+        for n, seconds_alone in SEED002_ONE_PC.items():
+            mean_ms = 1000 * seconds_alone / n * 1500 / 1667
             workload = ["--cost", "uniform", "--n", str(n), "--mean", f"{mean_ms:.3f}ms",
                         "--result-bytes", str(16 * n)]
             scenarios.append((f"matrix {n} x {n}, grid {'+'.join(grid)}", grid, workload))
