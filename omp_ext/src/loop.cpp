@@ -331,7 +331,7 @@ chunk claim_next_chunk_slow(membership& m) {
     slot.serial_lock.unlock();
     while (c.size < 0) {  // the outer source wants another thread to fetch the chunk
       const std::int64_t from = slot.profile ? now_ns() : 0;
-      sched_yield();
+      relax_or_yield();
       slot.serial_lock.lock();
       if (slot.profile) ranks_wait += now_ns() - from;
       c = claim_from_outer(slot, m.thread_num, queue, ranks_wait);

@@ -56,6 +56,8 @@ void remember_initial_mask() {
   have_initial_mask = sched_getaffinity(0, sizeof initial_mask, &initial_mask) == 0;
 }
 
+int usable_cpu_count() { return have_initial_mask ? CPU_COUNT(&initial_mask) : 0; }
+
 const machine* this_machine() {
   static const machine* loaded = [] {
     std::string error;

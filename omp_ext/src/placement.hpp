@@ -26,6 +26,9 @@ const machine* this_machine();
 // the initial thread, the usable CPUs of the topology.
 void remember_initial_mask();
 
+// How many CPUs that mask holds (0 before start-up or if it could not be read).
+int usable_cpu_count();
+
 class team_placement {
  public:
   // By the encountering thread before the team starts (OMPT parallel_begin).

@@ -8,6 +8,7 @@
 #include "platform.hpp"
 #include "settings.hpp"
 #include "sia.hpp"
+#include "spin.hpp"
 #include "topology.hpp"
 
 namespace selfsched::omp {
@@ -102,7 +103,7 @@ std::vector<double> thread_powers(const team_placement& placement, int team_size
       if (placement.cpu_of(k) < 0) return false;
     return true;
   };
-  while (!all_placed() && now_ns() < deadline) sched_yield();
+  while (!all_placed() && now_ns() < deadline) relax_or_yield();
 
   std::vector<double> powers(static_cast<std::size_t>(team_size));
   for (int k = 0; k < team_size; ++k) {

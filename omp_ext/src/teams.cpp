@@ -6,18 +6,23 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "placement.hpp"
 #include "schedule_choice.hpp"
+#include "spin.hpp"
 #include "tsan.hpp"
 
 namespace selfsched::omp {
 namespace detail {
 __thread membership* innermost __attribute__((tls_model("initial-exec"))) = nullptr;
 }
+__attribute__((tls_model("initial-exec"))) thread_local bool waits_yield = true;
 namespace {
 
 constexpr int max_nesting = 16;
@@ -80,6 +85,12 @@ __attribute__((tls_model("initial-exec"))) thread_local thread_context* this_thr
 // Kept equal to what current_membership() used to compute.
 void refresh_innermost(thread_context& t) {
   detail::innermost = t.depth == 0 ? &t.solo_membership : t.depth <= max_nesting ? &t.stack[t.depth - 1] : nullptr;
+  // Whether waits yield (spin.hpp): this thread's nest of teams against the
+  // CPUs; unknown CPUs or untracked levels: yield, as before this was known.
+  std::int64_t nest = 1;
+  for (int level = 0; level < t.depth && level < max_nesting; ++level) nest *= std::max(1, t.stack[level].team_size);
+  const int cpus = usable_cpu_count();
+  waits_yield = cpus == 0 || t.depth > max_nesting || nest > cpus;
 }
 
 pthread_key_t cleanup_key;
