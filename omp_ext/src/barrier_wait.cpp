@@ -12,10 +12,13 @@
 namespace selfsched::omp {
 
 __attribute__((tls_model("initial-exec"))) thread_local bool detail::watches_cpu = false;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint32_t detail::recent_joins = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint32_t detail::recent_region_starts = 0;
 
 namespace {
 
 using set_blocktime_function = void (*)(int milliseconds);
+using get_blocktime_function = int (*)();
 
 // libomp's kmp_set_blocktime, or nullptr where threads' waits are not ours
 // to change.
@@ -29,10 +32,23 @@ set_blocktime_function blocktime_setter() {
   return setter;
 }
 
-// The thread's account at its last look (none yet: since it started), and
-// since when it sleeps at barriers (0: it spins).
+// The calling thread's blocktime now (libomp's default where it cannot say).
+int current_blocktime() {
+  static const auto getter = reinterpret_cast<get_blocktime_function>(dlsym(RTLD_DEFAULT, "kmp_get_blocktime"));
+  return getter != nullptr ? getter() : 200;
+}
+
+// The thread's account at its last look (none yet: since it started), since
+// when it sleeps at barriers (0: it spins), and its blocktime before.
 thread_local cpu_account last_look;
 thread_local std::int64_t sleeps_since = 0;
+thread_local int blocktime_before = 200;
+
+// Whether the thread's recent auto loops mostly ran inside regions, after
+// barriers it would be woken from (enough of them to say).
+bool loops_inside_regions() {
+  return detail::recent_joins >= 8 && 2 * detail::recent_region_starts < detail::recent_joins;
+}
 
 // A decision wants this much of the thread's time seen since the last one.
 constexpr std::int64_t enough_seen_ns = 2'000'000;
@@ -71,17 +87,21 @@ void detail::look_at_shared_cpu(int thread, std::int64_t late_ns, std::int64_t n
   const set_blocktime_function set_blocktime = blocktime_setter();
   if (set_blocktime == nullptr) return;
   if (sleeps_since != 0) {
-    if (now - sleeps_since < sleep_for_ns) return set_blocktime(0);
-    // Spin again (from the next region on) and look afresh at the next late join.
+    if (now - sleeps_since < sleep_for_ns && !loops_inside_regions()) return set_blocktime(0);
+    // Spin again, at once (a region may run long), and look afresh at the
+    // next late join.
+    set_blocktime(blocktime_before);
     sleeps_since = 0;
     watches_cpu = false;
     thread_cpu_account(last_look);
     return;
   }
   const int shared = cpu_is_shared(now);
-  watches_cpu = shared != 0;
-  if (shared == 1) {
+  watches_cpu = shared == -1;
+  if (shared == 1 && !loops_inside_regions()) {
+    watches_cpu = true;
     sleeps_since = now;
+    blocktime_before = current_blocktime();
     set_blocktime(0);
     say_once(thread, late_ns);
   }

@@ -22,6 +22,15 @@
 // spins and looks afresh at its next late join. Without the account, the
 // run-queue monitor (runqueue.hpp) decides. Measured: docs/results/auto.md.
 //
+// Not where most of the auto loops the thread joined lately (8 or more) ran
+// inside regions rather than began them; a thread that sleeps stops as soon
+// as they show it. Between regions is where a thread idles. Asleep, it
+// sleeps at every barrier inside a region too and is woken at each, which
+// costs more than it saves when those barriers come every few hundred
+// microseconds (GAPBS sssp, one region of hundreds of loops a second: 1.07x
+// libomp's time asleep, 0.98x spinning; with KMP_BLOCKTIME=0 libomp's own
+// 1.33x).
+//
 // Left alone: programs whose user chose how threads wait (KMP_BLOCKTIME,
 // OMP_WAIT_POLICY or KMP_LIBRARY set), libgomp's threads (it has no
 // per-thread setting, and libomp's kmp_set_blocktime, were libomp loaded
@@ -40,12 +49,17 @@ constexpr std::int64_t late_join_ns = 1'000'000;
 namespace detail {
 // Set from a late join until the thread's CPU is seen to be its own.
 extern __attribute__((tls_model("initial-exec"))) thread_local bool watches_cpu;
+// The thread's recent auto loops, and how many of them began its region
+// (both halved at 64: the last few dozen count).
+extern __attribute__((tls_model("initial-exec"))) thread_local std::uint32_t recent_joins, recent_region_starts;
 void look_at_shared_cpu(int thread, std::int64_t late_ns, std::int64_t now);
 }  // namespace detail
 
 // At an auto loop's join by team member `thread`, `late_ns` after the loop
-// was set up.
-inline void note_loop_join(int thread, std::int64_t late_ns, std::int64_t now) {
+// was set up; `starts_region`: the thread's first loop of this region.
+inline void note_loop_join(int thread, std::int64_t late_ns, std::int64_t now, bool starts_region) {
+  if (++detail::recent_joins == 64) detail::recent_joins = 32, detail::recent_region_starts /= 2;
+  detail::recent_region_starts += starts_region;
   if (late_ns > late_join_ns || detail::watches_cpu) detail::look_at_shared_cpu(thread, late_ns, now);
 }
 

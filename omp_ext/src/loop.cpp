@@ -223,7 +223,7 @@ void detail::join_measured_loop(membership& m, loop_slot& slot) {
   if (slot.self_tuning) {
     m.loop.estimate = tuned_start(*slot.tuning_site, m.thread_num);
     const std::int64_t now = now_ns();
-    if (m.team->libomp_threads) note_loop_join(m.thread_num, now - slot.started_ns, now);
+    if (m.team->libomp_threads) note_loop_join(m.thread_num, now - slot.started_ns, now, m.loops_entered == 1);
   }
   doacross_join(m.doacross, slot.doacross);
   if (slot.profile) {
