@@ -39,8 +39,13 @@ def build_kernels(gapbs, kernels, work, compiler):
         source = os.path.join(gapbs, "src", kernel + ".cc")
         if not os.path.isfile(source):
             raise BadInput(f"--gapbs {gapbs}: no src/{kernel}.cc there (a GAPBS checkout has src/bfs.cc ...)")
-        subprocess.run([compiler, "-std=c++11", "-O3", "-fopenmp", source, "-o", os.path.join(work, kernel)],
-                       check=True)
+        command = [compiler, "-std=c++11", "-O3", "-fopenmp", source, "-o", os.path.join(work, kernel)]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True)
+        except OSError as error:
+            raise BadInput(f"--compiler {compiler}: {error.strerror}")
+        if result.returncode != 0:
+            raise BadInput(f"{' '.join(command)} failed:\n{result.stderr.strip()[-800:]}")
 
 
 def run(binary, args, env):
