@@ -87,9 +87,10 @@ void refresh_innermost(thread_context& t) {
   detail::innermost = t.depth == 0 ? &t.solo_membership : t.depth <= max_nesting ? &t.stack[t.depth - 1] : nullptr;
   // Whether waits yield (spin.hpp): this thread's nest of teams against the
   // CPUs; unknown CPUs or untracked levels: yield, as before this was known.
-  std::int64_t nest = 1;
-  for (int level = 0; level < t.depth && level < max_nesting; ++level) nest *= std::max(1, t.stack[level].team_size);
   const int cpus = usable_cpu_count();
+  std::int64_t nest = 1;
+  for (int level = 0; level < t.depth && level < max_nesting && nest <= cpus; ++level)
+    nest *= std::max(1, t.stack[level].team_size);
   waits_yield = cpus == 0 || t.depth > max_nesting || nest > cpus;
 }
 
