@@ -41,6 +41,7 @@ bool selfsched_binds() {
 
 cpu_set_t initial_mask;
 bool have_initial_mask = false;
+int initial_cpu_count = 0;  // CPUs in initial_mask, counted once
 
 int planned_core(const machine& m, int thread_num) {
   const auto& cores = m.usable_cores();
@@ -54,9 +55,10 @@ int planned_core(const machine& m, int thread_num) {
 // constructors of loaded libraries).
 void remember_initial_mask() {
   have_initial_mask = sched_getaffinity(0, sizeof initial_mask, &initial_mask) == 0;
+  initial_cpu_count = have_initial_mask ? CPU_COUNT(&initial_mask) : 0;
 }
 
-int usable_cpu_count() { return have_initial_mask ? CPU_COUNT(&initial_mask) : 0; }
+int usable_cpu_count() { return initial_cpu_count; }
 
 const machine* this_machine() {
   static const machine* loaded = [] {
