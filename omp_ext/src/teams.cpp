@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +25,13 @@ __thread membership* innermost __attribute__((tls_model("initial-exec"))) = null
 }
 __attribute__((tls_model("initial-exec"))) thread_local bool waits_yield = true;
 namespace {
+
+// The threads running parallel regions now, in the whole process: each team
+// counts its workers once (added by its primary as it joins, taken away as it
+// leaves; a worker's own end is reported late, at its next fork), each root
+// thread in a region itself. Two root threads with a team of 2 each on 2 CPUs
+// fit one by one but not together: their waiting threads must yield.
+std::atomic<int> threads_in_regions{0};
 
 constexpr int max_nesting = 16;
 
@@ -71,6 +79,7 @@ struct record_stack {
 
 struct thread_context {
   membership stack[max_nesting];
+  int threads_added[max_nesting] = {};  // to threads_in_regions by the level's join
   int depth = 0;     // memberships in use; may exceed max_nesting (untracked levels)
   record_stack<encountered_region> encountered;  // teams this thread started
   record_stack<region_record> initial_regions;   // its initial tasks' regions (for other tools)
@@ -94,13 +103,19 @@ void refresh_innermost(thread_context& t) {
   waits_yield = cpus == 0 || t.depth > max_nesting || nest > cpus;
 }
 
+void leave(thread_context& t);
+
 pthread_key_t cleanup_key;
 pthread_once_t cleanup_once = PTHREAD_ONCE_INIT;
 
 thread_context& context() {
   if (this_thread == nullptr) {
     pthread_once(&cleanup_once, [] {
-      pthread_key_create(&cleanup_key, [](void* p) { delete static_cast<thread_context*>(p); });
+      pthread_key_create(&cleanup_key, [](void* p) {
+        auto* t = static_cast<thread_context*>(p);
+        while (t->depth > 0) leave(*t);  // a thread that ends inside a region counts no more
+        delete t;
+      });
     });
     this_thread = new thread_context;
     this_thread->solo.reset();
@@ -154,13 +169,20 @@ void join(thread_context& t, team_state* team, int thread_num, int team_size, in
       m.task_technique = m.team->technique;
       m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
     }
+    // The primary adds its team's workers, and itself if it is a root thread.
+    const int added = thread_num != 0 ? 0 : std::max(0, team_size - 1) + (t.depth == 0 ? 1 : 0);
+    t.threads_added[t.depth] = added;
+    if (added != 0) threads_in_regions.fetch_add(added, std::memory_order_relaxed);
   }
   ++t.depth;
   refresh_innermost(t);
 }
 
 void leave(thread_context& t) {
-  if (t.depth > 0) --t.depth;
+  if (t.depth > 0 && --t.depth < max_nesting && t.threads_added[t.depth] != 0) {
+    threads_in_regions.fetch_sub(t.threads_added[t.depth], std::memory_order_relaxed);
+    t.threads_added[t.depth] = 0;
+  }
   refresh_innermost(t);
 }
 
@@ -218,6 +240,10 @@ void finalize_tool(ompt_data_t*) { tool_started = false; }
 
 }  // namespace
 
+bool process_oversubscribed() {
+  const int cpus = usable_cpu_count();
+  return cpus == 0 || threads_in_regions.load(std::memory_order_relaxed) > cpus;
+}
 
 membership* detail::first_membership() {
   if (!tool_started && !reported_by_runtime) return nullptr;

@@ -7,7 +7,8 @@
 // This program defines sched_yield itself (exported, so libselfsched's calls
 // land here) and counts the calls made from libselfsched. One thread sleeps
 // in the first iteration of a doacross loop while the others wait for it:
-// no yield from a team that fits the CPUs, yields from one that does not.
+// no yield from a team that fits the CPUs, yields from one that does not,
+// and from two root threads whose teams fit one by one but not together.
 #include <dlfcn.h>
 #include <omp.h>
 #include <sched.h>
@@ -36,13 +37,12 @@ extern "C" int sched_yield() {
 
 namespace {
 
-// The yields from libselfsched while a team of `threads` runs a doacross
-// loop whose first iteration takes 20 ms; false if the loop ran out of order.
-bool run_team(int threads, long& yields) {
+// A team of `threads` runs a doacross loop whose first iteration takes
+// 20 ms; false if the loop ran out of order.
+bool doacross_team(int threads) {
   const int n = 4 * threads;
   std::atomic<int> next{0};
   bool in_order = true;
-  yields_from_selfsched.store(0);
 #pragma omp parallel num_threads(threads) reduction(&& : in_order)
   {
 #pragma omp for ordered(1) schedule(runtime)
@@ -53,8 +53,33 @@ bool run_team(int threads, long& yields) {
 #pragma omp ordered depend(source)
     }
   }
+  return in_order;
+}
+
+// The yields from libselfsched while one team runs the loop.
+bool run_team(int threads, long& yields) {
+  yields_from_selfsched.store(0);
+  const bool in_order = doacross_team(threads);
   yields = yields_from_selfsched.load();
   return in_order;
+}
+
+// The same from two root threads at once, a team of `threads` each.
+bool run_two_roots(int threads, long& yields) {
+  yields_from_selfsched.store(0);
+  std::atomic<int> arrived{0};
+  std::atomic<bool> in_order[2] = {true, true};
+  auto root = [&](int r) {
+    if (selfsched_set_schedule("ss", 0) != 0) in_order[r] = false;  // each root thread's own run-sched-var
+    arrived.fetch_add(1);
+    while (arrived.load() < 2) std::this_thread::yield();  // both teams wait at once
+    in_order[r] = doacross_team(threads) && in_order[r];
+  };
+  std::thread first(root, 0), second(root, 1);
+  first.join();
+  second.join();
+  yields = yields_from_selfsched.load();
+  return in_order[0] && in_order[1];
 }
 
 }  // namespace
@@ -79,6 +104,18 @@ int main() {
     if (yields != 0) ++failures, std::fprintf(stderr, "FAIL: a team that fits the CPUs yielded %ld times\n", yields);
   } else {
     std::printf("1 CPU: no team of two fits; only the oversubscribed case runs\n");
+  }
+  // Two root threads whose teams fit the CPUs one by one, not together.
+  if (cpus >= 2) {
+    if (!run_two_roots(cpus, yields))
+      ++failures, std::fprintf(stderr, "FAIL: two root threads ran their doacross loops out of order\n");
+    std::printf("2 root threads with %d threads each on %d CPUs: %ld yields from libselfsched\n", cpus, cpus, yields);
+    if (yields == 0) ++failures, std::fprintf(stderr, "FAIL: two teams that together oversubscribe never yielded\n");
+    // Their teams have ended: a team that fits waits without yielding again.
+    if (!run_team(2, yields)) ++failures, std::fprintf(stderr, "FAIL: 2 threads ran the doacross loop out of order\n");
+    std::printf("then 2 threads alone: %ld yields from libselfsched\n", yields);
+    if (yields != 0)
+      ++failures, std::fprintf(stderr, "FAIL: after the two root threads ended, a team that fits yielded %ld times\n", yields);
   }
   // A team that does not fit: its waiting threads must let the sleeper's
   // successors run (and show that the count sees libselfsched's calls).
