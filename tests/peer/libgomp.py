@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """GCC's own libgomp tests (libgomp/testsuite), built with this machine's
 gcc, g++ and gfortran, run against libgomp with libselfsched preloaded.
+`--fortran flang-new-19` builds the Fortran suite with LLVM's flang instead,
+on libomp: the same Fortran programs through selfsched's libomp binding.
 
 The counterpart of llvm_openmp.py for GCC programs: the same tests run
 without libselfsched (the baseline: what the compiler and runtime pass on
@@ -17,7 +19,7 @@ reads wrongly fails in the baseline too and is left out of the comparison.
 
   tests/peer/libgomp.py --testsuite DIR/libgomp/testsuite --lib build/lib/libselfsched.so
       [--suites libgomp.c,libgomp.c-c++-common,libgomp.c++,libgomp.fortran]
-      [--techniques fss,auto] [--work DIR] [-j N]
+      [--techniques fss,auto] [--work DIR] [-j N] [--fortran gfortran|flang-new-19]
 
 The testsuite comes from Debian's gcc-12 source package
 (tools/fetch-gcc-testsuite.sh; `make peer-tests` fetches it). Python 3
@@ -28,6 +30,7 @@ import concurrent.futures
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -113,7 +116,7 @@ def output_regex(patterns):
 
 
 def build(args, suite, source, test):
-    compiler = SUITES[suite]
+    compiler = args.fortran if SUITES[suite] == "gfortran" else SUITES[suite]
     folder = os.path.dirname(source)
     binary = os.path.join(args.work, suite, os.path.relpath(source, os.path.join(args.testsuite, suite)) + ".exe")
     os.makedirs(os.path.dirname(binary), exist_ok=True)
@@ -123,8 +126,8 @@ def build(args, suite, source, test):
     # (libgomp_g.h: tests that call the GOMP_ entry points directly).
     include = ["-I", os.path.dirname(args.testsuite)]
     command = [compiler] + ALWAYS + include + options + test["extra"] + sources + ["-o", binary, "-lm"]
-    if compiler == "gfortran":
-        command += ["-J", os.path.dirname(binary)]  # module files beside the binary
+    if SUITES[suite] == "gfortran":
+        command += ["-J", os.path.dirname(binary)]  # module files beside the binary (gfortran and flang)
     built = subprocess.run(command, cwd=folder, capture_output=True, text=True)
     return binary if built.returncode == 0 else None
 
@@ -176,12 +179,18 @@ def main():
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=60, help="seconds per run")
     parser.add_argument("--filter", default="", help="only tests whose path contains this")
+    parser.add_argument("--fortran", default="gfortran",
+                        help="compiler of the Fortran suite (default: gfortran, on libgomp; flang-new-19: on libomp)")
     args = parser.parse_args()
     args.testsuite, args.lib, args.work = map(os.path.realpath, (args.testsuite, args.lib, args.work))
     for path, what in ((args.lib, "libselfsched"), (args.testsuite, "libgomp testsuite")):
         if not os.path.exists(path):
             print(f"libgomp: no {what} at {path}", file=sys.stderr)
             return 2
+    if "libgomp.fortran" in args.suites.split(",") and shutil.which(args.fortran) is None:
+        print(f"libgomp: no Fortran compiler '{args.fortran}' on PATH; valid: gfortran, flang-new-19 "
+              "(tools/install-deps.sh installs both)", file=sys.stderr)
+        return 2
 
     modes = [("baseline", {}), ("preloaded", {"LD_PRELOAD": args.lib})]
     modes += [(t, {"LD_PRELOAD": args.lib, "SELFSCHED_SCHEDULE": t}) for t in args.techniques.split(",") if t]

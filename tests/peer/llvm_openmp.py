@@ -171,7 +171,9 @@ def main():
             return 2
     for suite in args.suites:
         if not os.path.isdir(os.path.join(args.source, "runtime", "test", suite)):
-            print(f"llvm_openmp: no suite '{suite}' in {args.source}/runtime/test", file=sys.stderr)
+            test_root = os.path.join(args.source, "runtime", "test")
+            valid = sorted(d for d in os.listdir(test_root) if os.path.isdir(os.path.join(test_root, d)))
+            print(f"llvm_openmp: no suite '{suite}' in {test_root}; valid: {', '.join(valid)}", file=sys.stderr)
             return 2
 
     runs = [("baseline", {})]
