@@ -80,6 +80,8 @@ def check_quick(build, out, programs=None, runtime="libomp"):
         for key in ("median_s", "ratio_best_libomp", "ratio_ideal", "ideal_s", "best_libomp_s"):
             expect(finite_positive(c[key]), f"{where}: {key} = {c[key]}")
         expect(c["imbalance"] >= 1 - 1e-9, f"{where}: imbalance {c['imbalance']} < 1")
+        expect(0 <= c["faster_pairs"] <= c["pairs"] <= reps, f"{where}: faster in {c['faster_pairs']} of "
+               f"{c['pairs']} pairs, {reps} repetitions")
     for scenario in scenarios:  # the best libomp schedule has the smallest median, and ratio 1 to itself
         for app in apps:
             column = [c for c in data["cells"] if c["scenario"] == scenario and c["app"] == app]
@@ -87,6 +89,8 @@ def check_quick(build, out, programs=None, runtime="libomp"):
             if expect(len(best) == 1 and best[0]["by"] == "libomp", f"{scenario} {app}: best libomp {best}"):
                 expect(abs(best[0]["ratio_best_libomp"] - 1) < 1e-9, f"{scenario} {app}: best libomp ratio "
                        f"{best[0]['ratio_best_libomp']}")
+                expect(best[0]["faster_pairs"] == 0, f"{scenario} {app}: the best libomp schedule is faster than "
+                       f"itself in {best[0]['faster_pairs']} pairs")
                 expect(all(best[0]["median_s"] <= c["median_s"] for c in column if c["by"] == "libomp"),
                        f"{scenario} {app}: {best[0]['schedule']} is not the libomp schedule with the smallest median")
     expect(len(data["overall"]) == len(schedules), "one overall row per schedule")

@@ -233,6 +233,8 @@ def verdict(cells, schedule, rt="libomp"):
                        f"difference is the cost of its claims and measurements, or the machine's noise (its runs: "
                        f"{fmt(c['min_s'], 3)}..{fmt(c['max_s'], 3)} s)")
             line += f": it lost, {why}"
+            if c.get("faster_pairs"):  # paired by repetition: a loss in some runs only is the noise's as much
+                line += f"; it was the faster in {c['faster_pairs']} of {c['pairs']} paired runs"
         lines.append(("  " + where + ": " if where else "Verdict: ") + line)
     if len(mine) > 1:
         ratios = [c["ratio_best_libomp"] for c in mine]

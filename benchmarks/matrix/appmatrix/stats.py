@@ -54,6 +54,7 @@ def summarize(config, runs):
                 r["best_libomp"] = best["schedule"] if best else None
                 r["best_libomp_s"] = best["median_s"] if best else None
                 r["ratio_best_libomp"] = median(paired)
+                r["pairs"], r["faster_pairs"] = len(paired), sum(1 for x in paired if x < 1.0)
             for r in rows:
                 del r["by_rep"]
             cells += rows
