@@ -128,7 +128,10 @@ def build(args, suite, source, test):
     command = [compiler] + ALWAYS + include + options + test["extra"] + sources + ["-o", binary, "-lm"]
     if SUITES[suite] == "gfortran":
         command += ["-J", os.path.dirname(binary)]  # module files beside the binary (gfortran and flang)
-    built = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+    try:  # a compiler can hang on a test (flang 19 on examples-4/async_target-1.f90): then not buildable
+        built = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=args.build_timeout)
+    except subprocess.TimeoutExpired:
+        return None
     return binary if built.returncode == 0 else None
 
 
@@ -178,6 +181,7 @@ def main():
     parser.add_argument("--work", default="build/peer-tests/libgomp", help="where binaries go")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=60, help="seconds per run")
+    parser.add_argument("--build-timeout", type=int, default=120, help="seconds per build")
     parser.add_argument("--filter", default="", help="only tests whose path contains this")
     parser.add_argument("--fortran", default="gfortran",
                         help="compiler of the Fortran suite (default: gfortran, on libgomp; flang-new-19: on libomp)")
