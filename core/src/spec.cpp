@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <string>
 
 #include "selfsched/core/registry.hpp"
@@ -53,7 +54,11 @@ parse_result parse_schedule(std::string_view text) {
   if (const auto comma = name.find(','); comma != std::string_view::npos) {
     const std::string chunk = lowercase_trimmed(name.substr(comma + 1));
     if (!parse_positive(chunk, spec.min_chunk)) {
-      result.error = "chunk '" + chunk + "' in '" + whole + "' is not a positive integer";
+      const bool digits_only = !chunk.empty() && std::ranges::all_of(chunk, [](unsigned char c) { return std::isdigit(c); });
+      result.error = "chunk '" + chunk + "' in '" + whole + "' is " +
+                     (digits_only && chunk.find_first_not_of('0') != std::string::npos
+                          ? "too large (at most " + std::to_string(INT64_MAX) + ")"
+                          : "not a positive integer");
       return result;
     }
     name = name.substr(0, comma);

@@ -52,6 +52,11 @@ TEST(Spec, BadInputNamesTheValueAndTheChoices) {
   }
   EXPECT_NE(parse_schedule("gss-101").error.find("101"), std::string::npos);
   EXPECT_NE(parse_schedule("gss,1x").error.find("'1x'"), std::string::npos);
+  EXPECT_NE(parse_schedule("gss,0").error.find("not a positive integer"), std::string::npos);
+  // A positive chunk past int64 is named as too large, not as something else.
+  const std::string too_large = parse_schedule("gss,99999999999999999999").error;
+  EXPECT_NE(too_large.find("'99999999999999999999'"), std::string::npos) << too_large;
+  EXPECT_NE(too_large.find("too large (at most 9223372036854775807)"), std::string::npos) << too_large;
 }
 
 }  // namespace
