@@ -224,7 +224,9 @@ def verdict(cells, schedule, rt="libomp"):
         where = f"{c['app']} ({c['scenario']})" if len(mine) > 1 else ""
         line = (f"{schedule} took {fmt(c['ratio_best_libomp'])}x the time of {rt}'s best schedule "
                 f"({c['best_libomp'].replace(rt + ' ', '')}) and {fmt(c['ratio_ideal'])}x the ideal")
-        if c["ratio_best_libomp"] > 1.0:
+        if fmt(c["ratio_best_libomp"]) == "1.00":  # equal to the shown precision: not called a loss
+            line += ": a tie"
+        elif c["ratio_best_libomp"] > 1.0:
             if c["imbalance"] and best["imbalance"] and c["imbalance"] > best["imbalance"] + 0.02:
                 why = (f"its threads finished less evenly (busy time max/mean {fmt(c['imbalance'])} against "
                        f"{fmt(best['imbalance'])})")
