@@ -19,12 +19,13 @@ inline void cpu_relax() {
 // Whether this thread, when it waits, gives its CPU away after a short spin:
 // only when its nest of teams has more threads than the process has CPUs
 // (set by teams.cpp as the thread joins and leaves teams), or all the teams
-// of the process together have (process_oversubscribed: several root threads
-// with a team each), so the thread it waits for may need this CPU. Otherwise a yield hands a CPU shared with
-// another process to that process for a whole time slice while the thread
-// waited for runs elsewhere: beside a busy process, GAPBS sssp's dynamic
-// loop ran 1.5-2x slower under selfsched's css than under libomp, whose
-// waits yield only when oversubscribed too.
+// of the process together have (process_oversubscribed: several root
+// threads with a team each), so the thread it waits for may need this CPU.
+// Otherwise a yield hands a CPU shared with another process to that process
+// for a whole time slice while the thread waited for runs elsewhere: beside
+// a busy process, GAPBS sssp's dynamic loop ran 1.5-2x slower under
+// selfsched's css than under libomp, whose waits yield only when
+// oversubscribed too.
 extern __attribute__((tls_model("initial-exec"))) thread_local bool waits_yield;
 
 bool process_oversubscribed();  // teams.cpp
