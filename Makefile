@@ -104,6 +104,8 @@ peer-tests: build
 	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler gcc --techniques $(PEER_TECHNIQUES)
 	python3 tests/peer/libgomp.py --testsuite "$$(tools/fetch-gcc-testsuite.sh $(BUILD))" \
 	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/libgomp --techniques $(PEER_TECHNIQUES)
+	python3 tests/peer/libgomp.py --testsuite "$$(tools/fetch-gcc-testsuite.sh $(BUILD))" --suites libgomp.fortran \
+	  --fortran flang-new-19 --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/flang --techniques $(PEER_TECHNIQUES)
 
 install: build
 	cmake --install $(BUILD)
