@@ -21,10 +21,14 @@ std::string lowercase_trimmed(std::string_view text) {
   return out;
 }
 
-bool parse_positive(std::string_view digits, std::int64_t& value) {
-  if (digits.empty()) return false;
+enum class number { positive, not_positive, too_large };
+
+number parse_positive(std::string_view digits, std::int64_t& value) {
+  if (digits.empty() || digits.front() == '-') return number::not_positive;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  return ec == std::errc{} && end == digits.data() + digits.size() && value > 0;
+  if (end != digits.data() + digits.size()) return number::not_positive;
+  if (ec == std::errc::result_out_of_range) return number::too_large;
+  return ec == std::errc{} && value > 0 ? number::positive : number::not_positive;
 }
 
 std::string unknown(std::string_view what) {
@@ -53,12 +57,10 @@ parse_result parse_schedule(std::string_view text) {
 
   if (const auto comma = name.find(','); comma != std::string_view::npos) {
     const std::string chunk = lowercase_trimmed(name.substr(comma + 1));
-    if (!parse_positive(chunk, spec.min_chunk)) {
-      const bool digits_only = !chunk.empty() && std::ranges::all_of(chunk, [](unsigned char c) { return std::isdigit(c); });
+    if (const number read = parse_positive(chunk, spec.min_chunk); read != number::positive) {
       result.error = "chunk '" + chunk + "' in '" + whole + "' is " +
-                     (digits_only && chunk.find_first_not_of('0') != std::string::npos
-                          ? "too large (at most " + std::to_string(INT64_MAX) + ")"
-                          : "not a positive integer");
+                     (read == number::too_large ? "too large (at most " + std::to_string(INT64_MAX) + ")"
+                                                : "not a positive integer");
       return result;
     }
     name = name.substr(0, comma);
@@ -95,7 +97,7 @@ parse_result parse_schedule(std::string_view text) {
       std::int64_t percent = 0;
       if (suffix == "auto") {
         spec.alpha_auto = true;
-      } else if (parse_positive(suffix, percent)) {
+      } else if (parse_positive(suffix, percent) == number::positive) {
         if (percent > 100) {
           result.error = "alpha " + std::string(suffix) + " in '" + whole +
                          "' is out of range; valid: 1..100 or auto";

@@ -32,17 +32,19 @@ set_blocktime_function blocktime_setter() {
   return setter;
 }
 
+constexpr int libomp_default_blocktime_ms = 200;  // KMP_BLOCKTIME unset
+
 // The calling thread's blocktime now (libomp's default where it cannot say).
 int current_blocktime() {
   static const auto getter = reinterpret_cast<get_blocktime_function>(dlsym(RTLD_DEFAULT, "kmp_get_blocktime"));
-  return getter != nullptr ? getter() : 200;
+  return getter != nullptr ? getter() : libomp_default_blocktime_ms;
 }
 
 // The thread's account at its last look (none yet: since it started), since
 // when it sleeps at barriers (0: it spins), and its blocktime before.
 thread_local cpu_account last_look;
 thread_local std::int64_t sleeps_since = 0;
-thread_local int blocktime_before = 200;
+thread_local int blocktime_before = libomp_default_blocktime_ms;
 
 // Whether the thread's recent auto loops mostly ran inside regions, after
 // barriers it would be woken from (enough of them to say).
