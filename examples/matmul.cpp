@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   example::check_product(m, seed, verify, r);
 
   example::checksum sum;
-  sum.add(m.c);
+  m.add_product_to(sum);
   r.add("n", n);
   r.add("seed", seed);
   r.add("multiply_adds", n * n * n);

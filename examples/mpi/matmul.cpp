@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   example::matrices m = example::matrices::random(n, seed);  // the same on every rank
   example::loop_monitor monitor("mpi_matmul", n);
   selfsched::mpi::options moves;
-  moves.gather_rows(m.c.data(), n * sizeof(double), selfsched::mpi::all_ranks);
+  moves.gather_rows(m.c.data(), m.stride * sizeof(double), selfsched::mpi::all_ranks);
   example::rank_coverage coverage(moves, monitor);
 
   double seconds = 0;
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   example::check_product(m, seed, verify && mpi.rank == 0, r);
   if (mpi.rank != 0) return 0;
   example::checksum sum;
-  sum.add(m.c);
+  m.add_product_to(sum);
   r.add("n", n);
   r.add("seed", seed);
   r.add("multiply_adds", n * n * n);
