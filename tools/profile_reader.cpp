@@ -109,7 +109,7 @@ thread_record read_thread(const json& value, const std::string& path) {
   t.thread = r.integer("thread", 0);
   t.cpu = r.integer("cpu", -1);
   t.power = r.real("power", 1);
-  t.mean_queue = r.real("mean_queue", 1);
+  if (value.contains("mean_queue")) t.mean_queue = r.real("mean_queue", 1);
   t.iterations = r.integer("iterations", 0);
   t.chunks = r.integer("chunks", 0);
   t.busy_s = r.real("busy_s", 0);

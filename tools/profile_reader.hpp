@@ -16,7 +16,8 @@ namespace selfsched::report {
 struct thread_record {
   long long thread = 0, cpu = -1;  // cpu -1: unknown
   long long rank = -1, rank_thread = -1;  // merged profiles: its rank, and its number there
-  double power = 1, mean_queue = 1;
+  double power = 1;
+  std::optional<double> mean_queue;  // absent: the technique did not read Q (not weighted)
   long long iterations = 0, chunks = 0;
   double busy_s = 0, scheduling_s = 0, wait_s = 0;  // wait may dip below 0 by clock skew
   double ranks_wait_s = 0;  // MPI regions: in claims, waiting for outer chunks (other ranks)

@@ -67,7 +67,7 @@ std::string thread_name(const thread_record& t) {
 }
 
 std::string row_label(const thread_record& t) {
-  return thread_name(t) + " cpu" + std::to_string(t.cpu) + " VP " + number(t.power) + " Q " + number(t.mean_queue, 1);
+  return thread_name(t) + " cpu" + std::to_string(t.cpu) + " VP " + number(t.power) + (t.mean_queue ? " Q " + number(*t.mean_queue, 1) : "");
 }
 
 // Charts name the site by file name and line only: directories make titles long.
@@ -179,8 +179,9 @@ void print_loop(const loop_record& loop) {
   std::printf("  %7s %4s %6s %6s %12s %7s %10s %10s %10s%s\n", "thread", "cpu", "power", "mean Q", "iterations",
               "chunks", "busy s", "sched s", "wait s", ranks ? "    ranks s" : "");
   for (const thread_record& t : loop.threads) {
-    std::printf("  %7s %4lld %6.3f %6.2f %12lld %7lld %10.6f %10.6f %10.6f", thread_name(t).c_str(), t.cpu, t.power,
-                t.mean_queue, t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
+    const std::string queue = t.mean_queue ? number(*t.mean_queue, 2) : "-";  // not read: not a weighted technique
+    std::printf("  %7s %4lld %6.3f %6s %12lld %7lld %10.6f %10.6f %10.6f", thread_name(t).c_str(), t.cpu, t.power,
+                queue.c_str(), t.iterations, t.chunks, t.busy_s, t.scheduling_s, t.wait_s);
     if (ranks) std::printf(" %10.6f", t.ranks_wait_s);
     std::printf("\n");
   }

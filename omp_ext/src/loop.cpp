@@ -300,7 +300,7 @@ chunk claim_tuned_chunk(membership& m) {
   cursor.estimate.record_claim(static_cast<double>(got - asked) * 1e-9);
   cursor.running_size = c.size;
   cursor.running_since = got;
-  if (slot.profile) probe_claim(m.probe, asked, got, c, run_queue_length(asked));
+  if (slot.profile) probe_claim(m.probe, asked, got, c, no_queue_read);
   if (c.size == 0) {
     keep_tuned(*slot.tuning_site, m.thread_num, cursor.estimate);
     leave_loop(m, asked);
@@ -313,7 +313,7 @@ chunk claim_next_chunk_slow(membership& m) {
   loop_slot& slot = *cursor.slot;
   const std::int64_t asked = slot.profile || slot.adaptive || slot.uses_queue ? now_ns() : 0;
   // Q_k (runqueue.hpp): a cached value, refreshed at most every few ms.
-  const double queue = slot.profile || slot.uses_queue ? run_queue_length(asked) : 1.0;
+  const double queue = slot.uses_queue ? run_queue_length(asked) : 1.0;
   chunk c;
   std::int64_t ranks_wait = 0;  // profile: this claim waiting for outer chunks (other ranks)
   if (slot.plan) {
@@ -340,7 +340,7 @@ chunk claim_next_chunk_slow(membership& m) {
     cursor.running_size = c.size;
     cursor.running_since = asked;
   }
-  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c, queue, ranks_wait);
+  if (slot.profile) probe_claim(m.probe, asked, now_ns(), c, slot.uses_queue ? queue : no_queue_read, ranks_wait);
   if (c.size == 0) leave_loop(m, asked);
   return c;
 }

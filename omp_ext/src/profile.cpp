@@ -202,7 +202,10 @@ void probe_enter(thread_probe& probe, int thread) {
 void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue,
                  std::int64_t ranks_wait_ns) {
   thread_share& s = probe.share;
-  s.queue_sum += queue;
+  if (queue > 0) {
+    s.queue_sum += queue;
+    ++s.queue_requests;
+  }
   ++s.requests;
   if (s.first_ns == 0) s.first_ns = asked_ns;
   else s.busy_ns += asked_ns - probe.handed_ns;  // the previous chunk ran until we asked again
@@ -282,9 +285,8 @@ bool write_profile(const char* path, std::string* why) {
         std::int64_t begin = INT64_MAX;
         for (const auto& t : threads) begin = std::min(begin, t.first_ns);
         json per_thread = json::array();
-        for (const auto& t : threads)
+        for (const auto& t : threads) {
           per_thread.push_back({{"thread", t.thread}, {"cpu", t.cpu}, {"power", t.power},
-                                {"mean_queue", t.requests > 0 ? t.queue_sum / static_cast<double>(t.requests) : 1.0},
                                 {"iterations", t.iterations}, {"chunks", t.chunks},
                                 {"busy_s", t.busy_ns * 1e-9}, {"scheduling_s", t.scheduling_ns * 1e-9},
                                 {"ranks_wait_s", t.ranks_wait_ns * 1e-9},
@@ -293,6 +295,11 @@ bool write_profile(const char* path, std::string* why) {
                                 // by nanoseconds, which must not show as negative waiting.
                                 {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns +
                                                                          t.ranks_wait_ns) * 1e-9)}});
+          // Q as the thread's requests read it; none read it (no weighted
+          // technique, no other reader): no mean_queue.
+          if (t.queue_requests > 0)
+            per_thread.back()["mean_queue"] = t.queue_sum / static_cast<double>(t.queue_requests);
+        }
         json loop = {{"instance", r->instance}, {"technique", r->technique}, {"n", r->n}, {"p", r->p},
                      {"wall_begin_s", static_cast<double>(begin) * 1e-9 + wall_offset},
                      {"makespan_s", b.makespan_s}, {"mean_busy_s", b.mean_busy_s}, {"max_busy_s", b.max_busy_s},

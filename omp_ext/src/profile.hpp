@@ -25,8 +25,9 @@ struct thread_share {
   int thread = 0;
   int cpu = -1;
   double power = 1.0;             // VP relative to the team's fastest (fixed techniques ignore it)
-  double queue_sum = 0;           // Q_k at each request (runqueue.hpp) ...
-  iter_t requests = 0;            // ... and how many requests
+  double queue_sum = 0;           // Q_k at each request that had one (runqueue.hpp) ...
+  iter_t queue_requests = 0;      // ... and how many those were
+  iter_t requests = 0;
   iter_t iterations = 0;
   iter_t chunks = 0;
   std::int64_t busy_ns = 0;       // running chunks
@@ -73,7 +74,10 @@ loop_instance_profile* profile_begin(loop_site site, const std::string& techniqu
                                      const std::vector<double>& powers);
 void probe_enter(thread_probe& probe, int thread);
 // A request at `asked_ns` by a thread whose run queue was `queue`, answered
-// with chunk c at `got_ns`.
+// with chunk c at `got_ns`. Only weighted techniques read Q; a profile does
+// not read it for the others (a reading stops its thread for about a
+// millisecond: runqueue.hpp), and says so with no_queue_read.
+inline constexpr double no_queue_read = 0;
 void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue,
                  std::int64_t ranks_wait_ns = 0);
 // The thread found the loop exhausted at `now`: its share joins the record.

@@ -29,13 +29,18 @@ endforeach()
 
 # One bar per chunk of the loop, one bar per thread and part.
 file(READ ${profile} text)
-# No thread waits a negative time (the threads' clocks differ by nanoseconds).
+# No thread waits a negative time (the threads' clocks differ by nanoseconds);
+# each has the Q its requests read (w-gss is weighted).
 string(JSON threads LENGTH "${text}" sites 0 loops 0 threads)
 math(EXPR last_thread "${threads} - 1")
 foreach(t RANGE ${last_thread})
   string(JSON wait GET "${text}" sites 0 loops 0 threads ${t} wait_s)
   if(wait MATCHES "^-")
     message(FATAL_ERROR "thread ${t} waited ${wait} s")
+  endif()
+  string(JSON queue ERROR_VARIABLE missing GET "${text}" sites 0 loops 0 threads ${t} mean_queue)
+  if(missing OR queue LESS 1)
+    message(FATAL_ERROR "thread ${t} of the w-gss loop has no mean_queue of at least 1: ${missing}${queue}")
   endif()
 endforeach()
 string(JSON chunks LENGTH "${text}" sites 0 loops 0 chunks)
@@ -74,6 +79,29 @@ foreach(file ${gantt} ${busy})
     endif()
   endif()
 endforeach()
+
+# A technique that does not weight reads no Q, and a profile does not read
+# it for it (a reading stops a thread for about a millisecond): no
+# mean_queue, and '-' in the report's column.
+set(plain ${WORK}/report_profile_plain.json)
+file(REMOVE ${plain})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=gss
+    SELFSCHED_SIA=off SELFSCHED_PROFILE=${plain} ${PROGRAM} --n 3000 --work 20 --profile random
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${plain})
+  message(FATAL_ERROR "the profiled gss run failed (exit ${rc}):\n${out}\n${err}")
+endif()
+file(READ ${plain} text)
+foreach(t 0 1)
+  string(JSON queue ERROR_VARIABLE missing GET "${text}" sites 0 loops 0 threads ${t} mean_queue)
+  if(NOT missing)
+    message(FATAL_ERROR "thread ${t} of the gss loop has a mean_queue (${queue}) that no request read")
+  endif()
+endforeach()
+execute_process(COMMAND ${REPORT} --no-charts ${plain} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\n +T0 +-?[0-9]+ +[0-9.]+ +- +[0-9]+ ")
+  message(FATAL_ERROR "the report of the gss loop does not show '-' for mean Q (exit ${rc}):\n${out}")
+endif()
 
 # Bad input: one message naming it, status 2.
 execute_process(COMMAND ${REPORT} --bogus ${profile} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

@@ -29,7 +29,7 @@ foreach(expected "prof.rank0.json: VP from [^\n]*, rank 0" "prof.rank1.json: VP 
 endforeach()
 
 # The shared loop's rows: their iterations add up to the image's lines.
-string(REGEX MATCHALL " R[0-9]+\\.T[0-9]+ +-?[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ " rows "${out}")
+string(REGEX MATCHALL " R[0-9]+\\.T[0-9]+ +-?[0-9]+ +[0-9.]+ +([0-9.]+|-) +[0-9]+ " rows "${out}")
 set(total 0)
 foreach(row IN LISTS rows)
   string(REGEX REPLACE ".* ([0-9]+) $" "\\1" iterations "${row}")
