@@ -222,11 +222,15 @@ class command_line {
 
 // ----------------------------------------------------------------- slowdown
 // SELFSCHED_EXAMPLE_SLOWDOWN=f0,f1,...: emulated slower cores. Thread t runs
-// each iteration at f_t of its speed: after the body, it spins until its own
-// CPU time for the iteration reaches 1/f_t times what the body used. CPU time,
-// not wall time, so being preempted stretches the iteration as it would on a
-// real slower core, without being multiplied by 1/f_t. An invalid list exits
-// 2: a benchmark must not silently run without the heterogeneity it asked for.
+// its iterations at f_t of its speed: after a batch of iterations (as many as
+// take 20 us, or one longer one) it spins until its own CPU time for the
+// batch reaches 1/f_t times what the bodies used. CPU time, not wall time, so
+// being preempted stretches the batch as it would on a real slower core,
+// without being multiplied by 1/f_t. Batches, because reading a thread's CPU
+// time is a system call (0.5 us in a VM): read around every iteration, it
+// made loops of 0.1 us iterations run at 1/15 of their speed instead of 1/2,
+// and is still subtracted from what the spin adds. An invalid list exits 2:
+// a benchmark must not silently run without the heterogeneity it asked for.
 inline std::vector<double> slowdown_factors(const std::string& app) {
   const char* text = std::getenv("SELFSCHED_EXAMPLE_SLOWDOWN");
   std::vector<double> factors;
@@ -247,6 +251,20 @@ inline double thread_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
+// What one thread_cpu_seconds() costs: the median step between back-to-back
+// readings.
+inline double thread_cpu_clock_reading_seconds() {
+  constexpr int readings = 65;
+  double steps[readings - 1], previous = thread_cpu_seconds();
+  for (double& step : steps) {
+    const double now = thread_cpu_seconds();
+    step = now - previous;
+    previous = now;
+  }
+  std::nth_element(steps, steps + (readings - 1) / 2, steps + readings - 1);
+  return steps[(readings - 1) / 2];
+}
+
 // ------------------------------------------------------- per-iteration hook
 // Wraps the body of the scheduled loop: counts each iteration (the self-check
 // that the schedule ran every iteration exactly once), adds its wall time to
@@ -257,21 +275,23 @@ class loop_monitor {
       : runs_(static_cast<std::size_t>(iterations)), threads_(static_cast<std::size_t>(omp_get_max_threads())) {
     const std::vector<double> factors = slowdown_factors(app);
     for (std::size_t t = 0; t < factors.size() && t < threads_.size(); ++t) threads_[t].slowness = 1 / factors[t];
+    if (!factors.empty()) clock_reading_s_ = thread_cpu_clock_reading_seconds();
   }
 
   template <typename Body> void run(std::int64_t i, Body&& body) {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    thread_slot* slot = t < threads_.size() ? &threads_[t] : nullptr;
+    const bool slowed = slot != nullptr && slot->slowness > 1;
+    if (slowed && slot->batch_cpu_start < 0) slot->batch_cpu_start = thread_cpu_seconds();
     const double start = now_seconds();
-    if (t < threads_.size() && threads_[t].slowness > 1) {
-      const double cpu_start = thread_cpu_seconds();
-      body();
-      const double cpu_until = cpu_start + (thread_cpu_seconds() - cpu_start) * threads_[t].slowness;
-      while (thread_cpu_seconds() < cpu_until) {
-      }
-    } else {
-      body();
+    if (slowed && slot->batch_wall_start < 0) slot->batch_wall_start = start;
+    body();
+    double end = now_seconds();
+    if (slowed && end - slot->batch_wall_start >= slowdown_batch_s) {
+      slow_down(*slot);
+      end = now_seconds();
     }
-    if (t < threads_.size()) threads_[t].busy_s += now_seconds() - start;
+    if (slot != nullptr) slot->busy_s += end - start;
     std::atomic_ref<std::uint32_t>(runs_[static_cast<std::size_t>(i)]).fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -305,12 +325,37 @@ class loop_monitor {
   }
 
  private:
+  static constexpr double slowdown_batch_s = 20e-6;
   struct alignas(64) thread_slot {  // one cache line per thread
     double busy_s = 0;
     double slowness = 1;  // 1 / f
+    double batch_cpu_start = -1, batch_wall_start = -1;  // the open batch of a slowed thread
   };
+
+  // Ends the thread's batch: the batch, clock readings included, lasts what
+  // its bodies used times 1/f. The CPU time read less one reading is the
+  // bodies' (a reading's time counted from its middle). The thread spins on
+  // the wall clock, which needs no system call (a spin of CPU-time readings
+  // left the next iterations slower than the other threads', as if after a
+  // cold start), and reads its CPU time again at the end: time it was
+  // preempted meanwhile is spun again.
+  [[gnu::noinline]] void slow_down(thread_slot& slot) const {
+    const double c = clock_reading_s_;
+    double cpu = thread_cpu_seconds();
+    const double bodies = std::max(0.0, cpu - slot.batch_cpu_start - c);
+    const double batch_end = slot.batch_cpu_start - 0.5 * c + bodies * slot.slowness;
+    for (double left = batch_end - cpu - 1.5 * c; left > 0; left = batch_end - cpu - 1.5 * c) {
+      const double until = now_seconds() + left;
+      while (now_seconds() < until) {
+      }
+      cpu = thread_cpu_seconds();
+    }
+    slot.batch_cpu_start = slot.batch_wall_start = -1;
+  }
+
   std::vector<std::uint32_t> runs_;
   std::vector<thread_slot> threads_;
+  double clock_reading_s_ = 0;  // what one thread_cpu_seconds() costs
 };
 
 // Which lines to recompute serially: all of them with --verify, otherwise the

@@ -1,12 +1,13 @@
 # Runs one example program as a user would and checks what it reports.
 #
 #   cmake -DEXPECT_EXIT=0 -DEXPECT_LINE=regex [-DEXPECT_STDERR=text] [-DEXPECT_PNG=file]
-#         [-DSLOWER_THREAD=1 -DSLOWER_AT_LEAST=2] -P run_example.cmake -- PROGRAM ARGS...
+#         [-DSLOWER_THREAD=1 -DSLOWER_AT_LEAST=2 -DSLOWER_AT_MOST=3.5] -P run_example.cmake -- PROGRAM ARGS...
 #
 # EXPECT_LINE: a regex the result line (stdout) must match, e.g. "ok=1".
 # EXPECT_STDERR: text stderr must contain. EXPECT_PNG: a file that must be a PNG.
-# SLOWER_THREAD / SLOWER_AT_LEAST: that thread's busy time must be at least
-# that many times thread 0's (checks SELFSCHED_EXAMPLE_SLOWDOWN end to end;
+# SLOWER_THREAD / SLOWER_AT_LEAST / SLOWER_AT_MOST: that thread's busy time
+# must be at least (at most) that many times thread 0's, factors with at most
+# one decimal (checks SELFSCHED_EXAMPLE_SLOWDOWN end to end;
 # a ratio inside one run, never an absolute time).
 # The environment (OMP_NUM_THREADS, OMP_SCHEDULE, ...) comes from the test.
 set(command)
@@ -56,8 +57,24 @@ if(DEFINED SLOWER_THREAD)
   string(REPLACE "," ";" busy "${busy}")
   list(GET busy 0 base)
   list(GET busy ${SLOWER_THREAD} slow)
-  math(EXPR base "${base} * ${SLOWER_AT_LEAST}")
-  if(slow LESS base)
-    message(FATAL_ERROR "thread ${SLOWER_THREAD} is not ${SLOWER_AT_LEAST} times as busy as thread 0: ${what}")
-  endif()
+  # Factors in tenths (1.5 -> 15), as math(EXPR) knows integers only.
+  math(EXPR slow_tenths "${slow} * 10")
+  foreach(side LEAST MOST)
+    set(factor "${SLOWER_AT_${side}}")
+    if(factor STREQUAL "")
+      continue()
+    endif()
+    if(NOT factor MATCHES "^([0-9]+)(\\.([0-9]))?$")
+      message(FATAL_ERROR "SLOWER_AT_${side} '${factor}' is not a factor with at most one decimal")
+    endif()
+    if(CMAKE_MATCH_3 STREQUAL "")
+      set(CMAKE_MATCH_3 0)
+    endif()
+    math(EXPR limit "${base} * ${CMAKE_MATCH_1}${CMAKE_MATCH_3}")
+    if(side MATCHES "LEAST" AND slow_tenths LESS limit)
+      message(FATAL_ERROR "thread ${SLOWER_THREAD} is not ${factor} times as busy as thread 0: ${what}")
+    elseif(side MATCHES "MOST" AND slow_tenths GREATER limit)
+      message(FATAL_ERROR "thread ${SLOWER_THREAD} is more than ${factor} times as busy as thread 0: ${what}")
+    endif()
+  endforeach()
 endif()
