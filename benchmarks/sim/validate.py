@@ -3,10 +3,14 @@
 (--app; 2 threads bound one per CPU), every technique runs for real and in
 the simulator on 2 workers (shared memory: no latency, a claim of --claim).
 
-Each repetition records per-iteration costs first (SELFSCHED_PROFILE with
-chunks, under ss on one thread bound to the first CPU: one row per chunk,
-nothing else on that CPU), so a drift of this shared machine's speed
-between repetitions is in both. The scenarios are the application
+Each run is preceded by its own recording of per-iteration costs
+(SELFSCHED_PROFILE with chunks, under ss on the same two threads: one
+iteration per chunk, with the scenario's slowdown and busy process left
+out), so that a change of this shared machine's speed is in both as far
+as it can be: a memory-bound loop's speed here changes by 25% or more from
+one stretch of a few hundred ms to the next. Both threads run while the
+costs are recorded, as in the runs: a loop that streams memory costs more
+per iteration beside a second thread than alone. The scenarios are the application
 matrix's: slowcores runs thread 1 at half speed for real (the examples'
 emulated slow core); hybrid does the same on an emulated hybrid CPU (hwloc
 XML: CPU kinds of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5);
@@ -21,7 +25,9 @@ decreasing technique on 2 threads, who gets the costly middle rows; beside
 a busy process a thread may also start a whole time slice late. Each real
 run's start is read from its profile (when each thread began its first
 chunk) and the simulation starts the later worker that much later
-(selfsched-sim --late); the chunks (start, size) and who ran them are
+(selfsched-sim --late; threads that began within a microsecond of each
+other are ordered by who got the loop's first iteration, as claims are
+handed out in order); the chunks (start, size) and who ran them are
 compared run by run. The measured makespan is the loop's, from its start
 to its last chunk's end (selfsched's profile; for libomp's own static, its
 slowest thread's time in the loop), as simulated; the program's time, also
@@ -37,6 +43,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -120,12 +127,15 @@ def validate(args, cpus, command, scenario):
             time.sleep(0.3)
         try:
             for rep in range(args.reps):
-                costs = os.path.join(tmp, f"costs-{rep}.json")
-                subprocess.run(program, env=dict(env, OMP_NUM_THREADS="1", OMP_PLACES="{%d}" % cpus[0],
-                                                 OMP_SCHEDULE="ss", SELFSCHED_PROFILE=costs,
-                                                 SELFSCHED_PROFILE_CHUNKS="1"),
-                               check=True, stdout=subprocess.DEVNULL)
                 for t in TECHNIQUES:
+                    costs = os.path.join(tmp, f"costs-{rep}-{t}.json")
+                    if competitor is not None:
+                        competitor.send_signal(signal.SIGSTOP)
+                    subprocess.run(program, env=dict(env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=costs,
+                                                     SELFSCHED_PROFILE_CHUNKS="1"),
+                                   check=True, stdout=subprocess.DEVNULL)
+                    if competitor is not None:
+                        competitor.send_signal(signal.SIGCONT)
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
@@ -193,6 +203,12 @@ def from_profile(profile):
         first[c["thread"]] = min(first.get(c["thread"], c["begin_s"]), c["begin_s"])
     # A thread that ran no chunk started after the loop's end, for all it did.
     skew = first.get(1, loop["makespan_s"]) - first.get(0, loop["makespan_s"])
+    # Threads that ask within a microsecond of each other: the clocks read
+    # after the claims may tie or cross; with claims handed out in order, the
+    # thread holding the loop's first iteration asked first.
+    if abs(skew) < 1e-6 and loop["chunks"]:
+        first_claim = min(loop["chunks"], key=lambda c: c["start"])["thread"]
+        skew = max(abs(skew), 1e-9) * (1 if first_claim == 0 else -1)
     return skew, loop["makespan_s"], sorted((c["start"], c["size"], c["thread"]) for c in loop["chunks"])
 
 
