@@ -206,7 +206,6 @@ void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns
     s.queue_sum += queue;
     ++s.queue_requests;
   }
-  ++s.requests;
   if (s.first_ns == 0) s.first_ns = asked_ns;
   else s.busy_ns += asked_ns - probe.handed_ns;  // the previous chunk ran until we asked again
   if (probe.open_event != SIZE_MAX) probe.chunks[probe.open_event].end_ns = asked_ns;
@@ -295,8 +294,8 @@ bool write_profile(const char* path, std::string* why) {
                                 // by nanoseconds, which must not show as negative waiting.
                                 {"wait_s", std::max(0.0, b.makespan_s - (t.busy_ns + t.scheduling_ns +
                                                                          t.ranks_wait_ns) * 1e-9)}});
-          // Q as the thread's requests read it; none read it (no weighted
-          // technique, no other reader): no mean_queue.
+          // Q as the thread's requests read it; none read it (not a
+          // weighted technique): no mean_queue.
           if (t.queue_requests > 0)
             per_thread.back()["mean_queue"] = t.queue_sum / static_cast<double>(t.queue_requests);
         }

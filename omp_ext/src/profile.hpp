@@ -27,7 +27,6 @@ struct thread_share {
   double power = 1.0;             // VP relative to the team's fastest (fixed techniques ignore it)
   double queue_sum = 0;           // Q_k at each request that had one (runqueue.hpp) ...
   iter_t queue_requests = 0;      // ... and how many those were
-  iter_t requests = 0;
   iter_t iterations = 0;
   iter_t chunks = 0;
   std::int64_t busy_ns = 0;       // running chunks
