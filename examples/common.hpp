@@ -282,15 +282,11 @@ class loop_monitor {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     thread_slot* slot = t < threads_.size() ? &threads_[t] : nullptr;
     const bool slowed = slot != nullptr && slot->slowness > 1;
-    if (slowed && slot->batch_cpu_start < 0) slot->batch_cpu_start = thread_cpu_seconds();
     const double start = now_seconds();
-    if (slowed && slot->batch_wall_start < 0) slot->batch_wall_start = start;
+    if (slowed) enter_slowed(*slot, start);
     body();
     double end = now_seconds();
-    if (slowed && end - slot->batch_wall_start >= slowdown_batch_s) {
-      slow_down(*slot);
-      end = now_seconds();
-    }
+    if (slowed) end = leave_slowed(*slot, start, end);
     if (slot != nullptr) slot->busy_s += end - start;
     std::atomic_ref<std::uint32_t>(runs_[static_cast<std::size_t>(i)]).fetch_add(1, std::memory_order_relaxed);
   }
@@ -329,8 +325,32 @@ class loop_monitor {
   struct alignas(64) thread_slot {  // one cache line per thread
     double busy_s = 0;
     double slowness = 1;  // 1 / f
-    double batch_cpu_start = -1, batch_wall_start = -1;  // the open batch of a slowed thread
+    // A slowed thread's open batch: its start (CPU and wall clock), the wall
+    // time of its bodies, and when the thread's last iteration ended.
+    double batch_cpu_start = -1, batch_wall_start = -1, batch_bodies_s = 0, last_end = 0;
   };
+
+  void enter_slowed(thread_slot& slot, double start) const {
+    // The thread left the loop since its last iteration (a barrier, the code
+    // between two loops): the CPU time it spent there is not its bodies', so
+    // the open batch is paid by the bodies' wall time.
+    if (slot.batch_cpu_start >= 0 && start - slot.last_end > slowdown_batch_s) pay_by_wall_time(slot);
+    if (slot.batch_cpu_start < 0) {
+      slot.batch_cpu_start = thread_cpu_seconds();
+      slot.batch_wall_start = start;
+      slot.batch_bodies_s = 0;
+    }
+  }
+
+  double leave_slowed(thread_slot& slot, double start, double end) const {
+    slot.batch_bodies_s += end - start;
+    if (end - slot.batch_wall_start >= slowdown_batch_s) {
+      slow_down(slot);
+      end = now_seconds();
+    }
+    slot.last_end = end;
+    return end;
+  }
 
   // Ends the thread's batch: the batch, clock readings included, lasts what
   // its bodies used times 1/f. The CPU time read less one reading is the
@@ -349,6 +369,13 @@ class loop_monitor {
       while (now_seconds() < until) {
       }
       cpu = thread_cpu_seconds();
+    }
+    slot.batch_cpu_start = slot.batch_wall_start = -1;
+  }
+
+  [[gnu::noinline]] static void pay_by_wall_time(thread_slot& slot) {
+    const double until = now_seconds() + slot.batch_bodies_s * (slot.slowness - 1);
+    while (now_seconds() < until) {
     }
     slot.batch_cpu_start = slot.batch_wall_start = -1;
   }
