@@ -355,10 +355,8 @@ class loop_monitor {
   // Ends the thread's batch: the batch, clock readings included, lasts what
   // its bodies used times 1/f. The CPU time read less one reading is the
   // bodies' (a reading's time counted from its middle). The thread spins on
-  // the wall clock, which needs no system call (a spin of CPU-time readings
-  // left the next iterations slower than the other threads', as if after a
-  // cold start), and reads its CPU time again at the end: time it was
-  // preempted meanwhile is spun again.
+  // the wall clock, which needs no system call, and reads its CPU time again
+  // at the end: time it was preempted meanwhile is spun again.
   [[gnu::noinline]] void slow_down(thread_slot& slot) const {
     const double c = clock_reading_s_;
     double cpu = thread_cpu_seconds();
