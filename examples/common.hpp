@@ -330,7 +330,7 @@ class loop_monitor {
     double batch_cpu_start = -1, batch_wall_start = -1, batch_bodies_s = 0, last_end = 0;
   };
 
-  void enter_slowed(thread_slot& slot, double start) const {
+  static void enter_slowed(thread_slot& slot, double start) {
     // The thread left the loop since its last iteration (a barrier, the code
     // between two loops): the CPU time it spent there is not its bodies', so
     // the open batch is paid by the bodies' wall time.
@@ -363,19 +363,21 @@ class loop_monitor {
     const double bodies = std::max(0.0, cpu - slot.batch_cpu_start - c);
     const double batch_end = slot.batch_cpu_start - 0.5 * c + bodies * slot.slowness;
     for (double left = batch_end - cpu - 1.5 * c; left > 0; left = batch_end - cpu - 1.5 * c) {
-      const double until = now_seconds() + left;
-      while (now_seconds() < until) {
-      }
+      spin_for(left);
       cpu = thread_cpu_seconds();
     }
     slot.batch_cpu_start = slot.batch_wall_start = -1;
   }
 
   [[gnu::noinline]] static void pay_by_wall_time(thread_slot& slot) {
-    const double until = now_seconds() + slot.batch_bodies_s * (slot.slowness - 1);
+    spin_for(slot.batch_bodies_s * (slot.slowness - 1));
+    slot.batch_cpu_start = slot.batch_wall_start = -1;
+  }
+
+  static void spin_for(double seconds) {
+    const double until = now_seconds() + seconds;
     while (now_seconds() < until) {
     }
-    slot.batch_cpu_start = slot.batch_wall_start = -1;
   }
 
   std::vector<std::uint32_t> runs_;
