@@ -58,6 +58,13 @@ const char* const usage =
     "  --flops F             flop/s of a speed-1 host (default 1e9)\n"
     "  --latency TIME        per link (default 2us)\n"
     "  --bandwidth B         bytes/s per link (default 1.25e9)\n"
+    "  --memory SHARE        memory-bound iterations: an iteration of cost t needs SHARE x t\n"
+    "                        of its node's full memory bandwidth, shared by the node's\n"
+    "                        workers; k streaming at once take max(t, k x SHARE x t) each.\n"
+    "                        Measure: an iteration's time with k busy / (k x its time alone)\n"
+    "                        (default 0: compute only)\n"
+    "  --node-workers K      workers sharing a node's memory (default 1; a worker's\n"
+    "                        --threads always share it)\n"
     "  --threads T           threads per worker: a rank whose threads split its outer\n"
     "                        chunks by --inner, asking for the next at 15% left (default 1)\n"
     "  --inner T             the threads' technique (default fss)\n"
@@ -276,10 +283,12 @@ bool gantt_chart(const ss::result& r, int workers, const std::string& title, con
   return chart.save(path);
 }
 
-double number_of(const std::string& text, const std::string& what) {
+// A number > 0 (or >= 0 with `zero_too`).
+double number_of(const std::string& text, const std::string& what, bool zero_too = false) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v > 0)) fail(what + " '" + text + "' is not a positive number");
+  if (text.empty() || *end != '\0' || !(v > 0 || (zero_too && v == 0)))
+    fail(what + " '" + text + "' is not a " + (zero_too ? "number >= 0" : "positive number"));
   return v;
 }
 
@@ -289,7 +298,7 @@ int main(int argc, char** argv) {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, powers, cost = "uniform";
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
               atomic = "200ns", threads = "1", inner = "fss", inner_claim = "100ns";
-  std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0";
+  std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0", memory = "0", node_workers = "1";
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false, alpha_by_work = false;
@@ -333,6 +342,8 @@ int main(int argc, char** argv) {
     else if (option == "--flops") target = &flops;
     else if (option == "--latency") target = &latency;
     else if (option == "--bandwidth") target = &bandwidth;
+    else if (option == "--memory") target = &memory;
+    else if (option == "--node-workers") target = &node_workers;
     else if (option == "--claim") target = &claim;
     else if (option == "--atomic") target = &atomic;
     else if (option == "--threads") target = &threads;
@@ -384,6 +395,8 @@ int main(int argc, char** argv) {
     platform.flops = number_of(flops, "--flops");
     platform.latency = ss::parse_seconds(latency, "--latency");
     platform.bandwidth = number_of(bandwidth, "--bandwidth");
+    platform.memory_share = number_of(memory, "--memory", true);
+    platform.workers_per_node = static_cast<int>(count_of(node_workers, "--node-workers", 1));
     ss::run_spec run;
     run.via = ss::parse_transport(transport);
     run.n = count_of(n_text, "--n", 0);

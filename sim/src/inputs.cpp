@@ -238,6 +238,11 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("a lost worker needs the master or hier transport (rma does not run chunks again)");
   if (!platform.losses.empty() && platform.losses.size() >= static_cast<std::size_t>(platform.workers) && !from_file)
     throw sim_error("every worker is lost: nobody is left to finish the loop");
+  if (!(platform.memory_share >= 0 && platform.memory_share <= 1))
+    throw sim_error("memory share " + std::to_string(platform.memory_share) +
+                    " must be in [0, 1] (0: iterations compute only)");
+  if (platform.workers_per_node < 1)
+    throw sim_error("workers per node " + std::to_string(platform.workers_per_node) + " must be >= 1");
   if (!(platform.bandwidth > 0) || !std::isfinite(platform.bandwidth))
     throw sim_error("bandwidth " + std::to_string(platform.bandwidth) + " must be > 0 bytes/s");
   if (run.n < 0 || run.n > 100'000'000) throw sim_error("n " + std::to_string(run.n) + " must be in [0, 1e8]");

@@ -85,6 +85,10 @@ struct world {
     std::vector<int> holders;  // workers running it (the first it was scheduled for)
   };
   std::map<iter_t, handed_chunk> handed_out;  // by start
+  // With a memory share: each node's memory, a host of one core whose
+  // speed is the node's bandwidth (platform.flops: a second of traffic at
+  // full bandwidth), shared by the traffic of the node's workers.
+  std::vector<sg4::Host*> memories;
 
   double speed(int worker) const {
     if (platform.speeds.empty()) return 1.0;
@@ -131,6 +135,21 @@ struct world {
   }
   // A team's note: it ran the outer chunk at `start` whole.
   void rdlb_finished(iter_t start) { handed_out.at(start).finished = true; }
+  // Worker k computes `seconds` of work (at speed 1) on the calling actor's
+  // host; with a memory share its memory traffic flows meanwhile, at most
+  // at k's speed, on its node's memory, and the work is done when both are.
+  void compute(int k, double seconds) {
+    const double flops = seconds * platform.flops;
+    if (memories.empty()) {
+      sg4::this_actor::execute(flops);
+      return;
+    }
+    sg4::Host* memory = memories[static_cast<std::size_t>(k / platform.workers_per_node)];
+    sg4::ExecPtr traffic = sg4::this_actor::exec_init(platform.memory_share * flops);
+    traffic->set_host(memory)->set_bound(speed(k) * platform.flops)->start();
+    sg4::this_actor::execute(flops);
+    traffic->wait();
+  }
   double work(const chunk& c) const {
     return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];
   }
@@ -210,11 +229,12 @@ chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double sec
 
 std::string boundary_box(iter_t sequence) { return "boundary-" + std::to_string(sequence); }
 
-// Chunk `sequence` of a dependence loop, interval by interval: each waits for
-// the previous chunk's boundary of it, and sends its own on to the next
-// chunk's worker (a detached send: the worker goes on computing, as with
-// MPI_Isend). Returns the seconds spent computing (waits left out).
-double run_intervals(world* w, chunk c, iter_t sequence) {
+// Chunk `sequence` of a dependence loop on worker k, interval by interval:
+// each waits for the previous chunk's boundary of it, and sends its own on
+// to the next chunk's worker (a detached send: the worker goes on
+// computing, as with MPI_Isend). Returns the seconds spent computing (waits
+// left out).
+double run_intervals(world* w, int k, chunk c, iter_t sequence) {
   const wavefront_plan& p = w->plan;
   sg4::Mailbox* from = sequence > 0 ? mailbox(boundary_box(sequence)) : nullptr;
   if (from != nullptr) from->set_receiver(sg4::Actor::self());  // short messages travel eagerly
@@ -225,7 +245,7 @@ double run_intervals(world* w, chunk c, iter_t sequence) {
     const auto [first, last] = p.tile_rows(t);
     if (from != nullptr) delete from->get<message>();
     const double begin = sg4::Engine::get_clock();
-    sg4::this_actor::execute(work * static_cast<double>(last - first) / rows * w->platform.flops);
+    w->compute(k, work * static_cast<double>(last - first) / rows);
     computing += sg4::Engine::get_clock() - begin;
     if (to != nullptr)
       w->send(to, new message{message::boundary, 0}, w->run.boundary_bytes * static_cast<double>(last - first));
@@ -253,9 +273,9 @@ void worker_actor(world* w, int k) {
     if (c.size == 0) break;
     const double begin = sg4::Engine::get_clock();
     if (w->run.rows > 0) {
-      seconds = run_intervals(w, c, sequence);
+      seconds = run_intervals(w, k, c, sequence);
     } else {
-      sg4::this_actor::execute(w->work(c) * w->platform.flops);
+      w->compute(k, w->work(c));
       seconds = sg4::Engine::get_clock() - begin;
     }
     const double end = sg4::Engine::get_clock();
@@ -361,7 +381,7 @@ double run_inner_intervals(world* w, team* t, chunk c, iter_t sequence, std::siz
       t->changed->wait(guard, [&] { return (*progress)[index - 1] > tile; });
     }
     const double begin = sg4::Engine::get_clock();
-    sg4::this_actor::execute(work * static_cast<double>(end - first) / rows * w->platform.flops);
+    w->compute(t->rank, work * static_cast<double>(end - first) / rows);
     computing += sg4::Engine::get_clock() - begin;
     {
       std::unique_lock guard(*t->lock);
@@ -459,7 +479,7 @@ void team_thread_actor(world* w, team* t, int thread) {
       computing = run_inner_intervals(w, t, {outer.start + c.start, c.size}, sequence, index, last, progress,
                                       outer.start + outer.size);
     } else {
-      sg4::this_actor::execute(w->work({outer.start + c.start, c.size}) * w->platform.flops);
+      w->compute(t->rank, w->work({outer.start + c.start, c.size}));
       computing = sg4::Engine::get_clock() - begin;
     }
     const double end = sg4::Engine::get_clock();
@@ -618,9 +638,15 @@ void supermaster_actor(world* w, std::vector<std::pair<int, int>> nodes) {
 // The platform: built as a star, or loaded from a SimGrid file. Fills the
 // hosts of the workers, masters and supermaster; speeds as given.
 struct hosts {
-  std::vector<sg4::Host*> workers, masters;
+  std::vector<sg4::Host*> workers, masters, memories;
   sg4::Host* super = nullptr;
 };
+
+// Nodes of `workers` sharing a memory (platform_spec::workers_per_node).
+std::size_t nodes(const platform_spec& platform, std::size_t workers) {
+  const auto per = static_cast<std::size_t>(platform.workers_per_node);
+  return (workers + per - 1) / per;
+}
 
 hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const run_spec& run, int masters) {
   hosts h;
@@ -636,6 +662,13 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
     }
     if (run.via == transport::hier && !(h.super = named("supermaster")))
       throw sim_error("platform " + platform.xml + ": no host named supermaster (hier needs one)");
+    for (std::size_t node = 0; platform.memory_share > 0 && node < nodes(platform, h.workers.size()); ++node) {
+      sg4::Host* host = named("memory-" + std::to_string(node));
+      if (!host)
+        throw sim_error("platform " + platform.xml + ": no host named memory-" + std::to_string(node) +
+                        " (a memory share needs one per node, its speed the node's bandwidth in flop/s of traffic)");
+      h.memories.push_back(host);
+    }
     return h;
   }
   sg4::NetZone* zone = sg4::create_star_zone("platform");
@@ -648,6 +681,9 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
   }
   for (int m = 0; m < masters; ++m) h.masters.push_back(add_host("master-" + std::to_string(m), 1.0));
   if (run.via == transport::hier) h.super = add_host("supermaster", 1.0);
+  // A node's memory is used by its workers' computations only: no link.
+  for (std::size_t node = 0; platform.memory_share > 0 && node < nodes(platform, h.workers.size()); ++node)
+    h.memories.push_back(zone->create_host("memory-" + std::to_string(node), platform.flops)->seal());
   zone->seal();
   return h;
 }
@@ -678,7 +714,7 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
     }
   }
 
-  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, {}, 0, {}, {}, {}, {}};
+  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, {}, 0, {}, {}, {}, {}, h.memories};
   w.prefix.assign(w.costs.size() + 1, 0);
   std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
   w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);

@@ -244,6 +244,48 @@ TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   } catch (const sim_error& e) {
     EXPECT_NE(std::string(e.what()).find("no host named supermaster"), std::string::npos) << e.what();
   }
+  run.via = transport::master;
+  platform.memory_share = 0.5;  // the file has no memory host
+  EXPECT_NE(sim_error_of([&] { simulate(platform, run); }).find("no host named memory-0"), std::string::npos);
+}
+
+// Memory-bound iterations (platform_spec::memory_share): static gives two
+// speed-1 workers 500 iterations of 100 us, 50 ms each. With a share of
+// 0.75 each moves 37.5 ms' worth of its node's full bandwidth; on one node
+// both stream at once and take 75 ms, on nodes of their own 50 ms; with a
+// share of 0.4 two of them do not saturate the node (2 x 0.4 < 1). Threads
+// of one worker share its node alike.
+TEST(Sim, MemoryBoundWorkersOfANodeShareItsBandwidth) {
+  platform_spec platform = platform_of(2);
+  platform.latency = 0;
+  platform.memory_share = 0.75;
+  platform.workers_per_node = 2;
+  const run_spec run = with_free_claims(run_of("static", 1000, "uniform"));
+  const result shared = simulate(platform, run);
+  EXPECT_NEAR(shared.makespan, 0.075, 1e-9);
+  EXPECT_NEAR(shared.busy[0], 0.075, 1e-9);
+  platform.workers_per_node = 1;
+  EXPECT_NEAR(simulate(platform, run).makespan, 0.05, 1e-9);
+  platform.workers_per_node = 2;
+  platform.memory_share = 0.4;
+  EXPECT_NEAR(simulate(platform, run).makespan, 0.05, 1e-9);
+  // A worker at a quarter of the speed streams at most at a quarter of the
+  // bandwidth: worker 0 has the other three quarters, enough for its 37.5
+  // ms' worth in 50 ms; worker 1 computes until 200 ms.
+  platform.memory_share = 0.75;
+  platform.speeds = {1, 0.25};
+  const result uneven = simulate(platform, run);
+  EXPECT_NEAR(uneven.busy[0], 0.05, 1e-9);
+  EXPECT_NEAR(uneven.makespan, 0.2, 1e-9);
+  // One worker of two threads on two cores: its threads share its node.
+  platform_spec rank = platform_of(1);
+  rank.latency = 0;
+  rank.memory_share = 0.75;
+  run_spec team = run;
+  team.threads = 2;
+  team.inner_technique = "static";
+  team.inner_claim_seconds = 0;
+  EXPECT_NEAR(simulate(rank, team).makespan, 0.075, 1e-9);
 }
 
 // Worker 1 of 4 lost at 20 ms under static: the workers that finish their
@@ -561,6 +603,15 @@ TEST(Sim, BadInputIsNamed) {
   run_spec negative_rows = run_of("s-fss", 10);
   negative_rows.rows = -1;
   EXPECT_NE(message([&] { simulate(platform_of(2), negative_rows); }).find("rows -1 must be in [0, 1e8]"), std::string::npos);
+  for (const double share : {-0.1, 1.5, std::nan("")}) {
+    platform_spec memory = platform_of(2);
+    memory.memory_share = share;
+    EXPECT_NE(message([&] { simulate(memory, run_of("fss", 10)); }).find("must be in [0, 1]"), std::string::npos) << share;
+  }
+  platform_spec no_nodes = platform_of(2);
+  no_nodes.workers_per_node = 0;
+  EXPECT_NE(message([&] { simulate(no_nodes, run_of("fss", 10)); }).find("workers per node 0 must be >= 1"),
+            std::string::npos);
   EXPECT_DOUBLE_EQ(parse_seconds("2us", "x"), 2e-6);
   EXPECT_DOUBLE_EQ(parse_seconds("1.5ms", "x"), 1.5e-3);
   EXPECT_DOUBLE_EQ(parse_seconds("0.25", "x"), 0.25);

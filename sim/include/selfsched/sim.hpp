@@ -80,6 +80,19 @@ struct platform_spec {
   double flops = 1e9;        // flop/s of a worker of speed 1
   double latency = 2e-6;     // seconds, per link (worker, master and supermaster each have one)
   double bandwidth = 1.25e9; // bytes/s, per link
+  // Memory-bound iterations: the workers of a node share its memory
+  // bandwidth. An iteration of cost t moves memory_share x t seconds' worth
+  // of the node's full bandwidth while it computes (at a worker's speed s,
+  // at s of that rate), and takes the longer of the two: alone max(t, share
+  // x t) = t, beside k - 1 others streaming at once max(t, k x share x t).
+  // In [0, 1]; 0 (default): iterations compute only. Measure it as the
+  // per-iteration time with k workers of a node busy over k times the time
+  // of one alone (a matrix product's rows on this machine: 56 us / (2 x
+  // 44 us) = 0.64).
+  double memory_share = 0;
+  // Workers sharing a node's memory: consecutive groups of this many (a
+  // worker's own threads, run.threads, always share its node's). >= 1.
+  int workers_per_node = 1;
   std::vector<slowdown> slowdowns;
   std::vector<loss> losses;
   std::vector<late_start> late_starts;
