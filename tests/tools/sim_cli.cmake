@@ -57,8 +57,10 @@ run(2 --profile ${WORK}/missing.json)
 string(FIND "${err}" "missing.json" at4)
 run(2 --late 1)
 string(FIND "${err}" "late start '1': expected WORKER:TIME" at5)
-if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1 OR at5 EQUAL -1)
-  message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4} ${at5}")
+run(2 --memory 2)
+string(FIND "${err}" "memory share 2.000000 must be in [0, 1]" at6)
+if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1 OR at5 EQUAL -1 OR at6 EQUAL -1)
+  message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4} ${at5} ${at6}")
 endif()
 
 # Task pools (seed 001): a row per processors x strategy, every task run; a
