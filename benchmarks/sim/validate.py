@@ -3,22 +3,24 @@
 (--app; 2 threads bound one per CPU), every technique runs for real and in
 the simulator on 2 workers (shared memory: no latency, a claim of --claim).
 
-Each run is preceded by its own recording of per-iteration costs
-(SELFSCHED_PROFILE with chunks, under ss on the same two threads: one
-iteration per chunk, with the scenario's slowdown and busy process left
-out), so that a change of this shared machine's speed is in both as far
-as it can be: a memory-bound loop's speed here changes by 25% or more from
-one stretch of a few hundred ms to the next. Both threads run while the
-costs are recorded, as in the runs: a loop that streams memory costs more
-per iteration beside a second thread than alone. The scenarios are the application
+Each run is preceded by its own recordings (SELFSCHED_PROFILE with chunks,
+under ss: one iteration per chunk), so that a change of this shared
+machine's speed is in both as far as it can be: a memory-bound loop's
+speed here changes by 25% or more from one stretch of a few hundred ms to
+the next. Three recordings, the scenario's busy process stopped for the
+first two: one thread alone gives the per-iteration costs; two threads
+give the memory share (selfsched-sim --memory: an iteration's time beside
+a second busy thread over twice its time alone; a loop that streams memory
+costs more per iteration beside a second thread); two threads in the
+scenario give thread 1's speed (its iterations' times in the second
+recording over theirs in this one). The scenarios are the application
 matrix's: slowcores runs thread 1 at half speed for real (the examples'
 emulated slow core); hybrid does the same on an emulated hybrid CPU (hwloc
 XML: CPU kinds of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5);
 nondedicated runs thread 1 beside a busy process pinned to its CPU, which
-the kernel gives about half of it in time slices. All three are simulated
-with speeds 1 and 0.5, and the techniques are told what selfsched tells
-them: under hybrid the CPU kinds (1:0.5), otherwise equal powers (the run
-queue's Q reaches only the w-* techniques).
+the kernel gives about half of it in time slices. The techniques are told
+what selfsched tells them: under hybrid the CPU kinds (1:0.5), otherwise
+equal powers (the run queue's Q reaches only the w-* techniques).
 
 Which thread asks first varies between real runs and decides, for a
 decreasing technique on 2 threads, who gets the costly middle rows; beside
@@ -34,8 +36,9 @@ slowest thread's time in the loop), as simulated; the program's time, also
 shown, adds the parallel region's start and end.
 
 Prints a Markdown table per app and scenario: median measured and
-simulated makespans, the median over repetitions of their ratio, the runs
-with equal chunks, and the program's time; with several, a summary.
+simulated makespans, the median over repetitions of their ratio, the
+recorded memory share and speed, the runs with equal chunks, and the
+program's time; with several, a summary.
 
   python3 benchmarks/sim/validate.py --build build [--reps 5] [--app NAME|all] [--scenario NAME|all]
 """
@@ -75,7 +78,7 @@ def main():
     parser.add_argument("--scenario", choices=SCENARIOS + ["all"], default="dedicated",
                         help="slowcores: thread 1 at half speed (SELFSCHED_EXAMPLE_SLOWDOWN=1,0.5); hybrid: the same "
                              "on an emulated hybrid CPU (hwloc XML); nondedicated: a busy process on thread 1's CPU; "
-                             "each simulated with --speeds 1:0.5")
+                             "each simulated with thread 1's speed as recorded")
     args = parser.parse_args()
     cpus = sorted(os.sched_getaffinity(0))[:2]
     if len(cpus) < 2:
@@ -104,18 +107,17 @@ def validate(args, cpus, command, scenario):
                SELFSCHED_SIA="off", SELFSCHED_AUTO_CACHE="off", LD_PRELOAD=lib)
     program = [os.path.join(bin_dir, command[0])] + command[1:]
     run_env = dict(env)
-    speeds = []
+    powers = []
     if scenario in ("slowcores", "hybrid"):
         run_env["SELFSCHED_EXAMPLE_SLOWDOWN"] = "1,0.5"
     if scenario == "hybrid":
         run_env["HWLOC_XMLFILE"] = os.path.join(SOURCE, "tests", "data", "hybrid-2core.xml")
-    if scenario != "dedicated":
-        speeds = ["--speeds", "1:0.5"]
+        powers = ["--powers", "1:0.5"]  # selfsched's VP from the CPU kinds
     if scenario in ("slowcores", "nondedicated"):
         # The slowdown is the program's own, the busy process is seen only
         # as the run queue's Q, which reaches the w-* techniques alone: the
         # techniques here are told equal powers (VP).
-        speeds += ["--powers", "1"]
+        powers = ["--powers", "1"]
     competitor = None
     with tempfile.TemporaryDirectory() as tmp:
         measured = {t: [] for t in TECHNIQUES}
@@ -129,13 +131,24 @@ def validate(args, cpus, command, scenario):
             for rep in range(args.reps):
                 for t in TECHNIQUES:
                     costs = os.path.join(tmp, f"costs-{rep}-{t}.json")
+                    beside = os.path.join(tmp, f"beside-{rep}-{t}.json")
                     if competitor is not None:
                         competitor.send_signal(signal.SIGSTOP)
-                    subprocess.run(program, env=dict(env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=costs,
-                                                     SELFSCHED_PROFILE_CHUNKS="1"),
-                                   check=True, stdout=subprocess.DEVNULL)
+                    for threads, places, path in (("1", "{%d}" % cpus[0], costs), ("2", env["OMP_PLACES"], beside)):
+                        subprocess.run(program, env=dict(env, OMP_NUM_THREADS=threads, OMP_PLACES=places,
+                                                         OMP_SCHEDULE="ss", SELFSCHED_PROFILE=path,
+                                                         SELFSCHED_PROFILE_CHUNKS="1"),
+                                       check=True, stdout=subprocess.DEVNULL)
                     if competitor is not None:
                         competitor.send_signal(signal.SIGCONT)
+                    share = memory_share(costs, beside)
+                    speed = 1.0
+                    if scenario != "dedicated":  # thread 1's speed in the scenario, under ss as `beside`
+                        slowed = os.path.join(tmp, f"slowed-{rep}-{t}.json")
+                        subprocess.run(program, env=dict(run_env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=slowed,
+                                                         SELFSCHED_PROFILE_CHUNKS="1"),
+                                       check=True, stdout=subprocess.DEVNULL)
+                        speed = thread_speed(beside, slowed, 1)
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
@@ -144,19 +157,22 @@ def validate(args, cpus, command, scenario):
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
                     measured[t].append(makespan)
                     program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
-                    real_runs[t].append((costs, skew, chunks))
+                    real_runs[t].append((costs, share, speed, skew, chunks))
         finally:
             if competitor is not None:
                 competitor.kill()
                 competitor.wait()
         print("| technique | measured loop (s) | simulated (s) | simulated / measured | thread 1 started after thread 0 "
-              "(ms, median) | runs with the same chunks | ... and threads | program's time (s) |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+              "(ms, median) | memory share (median) | thread 1's speed (median) | runs with the same chunks | "
+              "... and threads | program's time (s) |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         ratios = []
         for t in TECHNIQUES:
-            skews = [skew for _, skew, _ in real_runs[t]]
-            runs = [(simulate(bin_dir, t, costs, skew, speeds, args.claim), chunks)
-                    for costs, skew, chunks in real_runs[t]]
+            skews = [skew for _, _, _, skew, _ in real_runs[t]]
+            runs = [(simulate(bin_dir, t, costs, share, skew,
+                              ["--speeds", f"1:{speed:.4f}"] + powers if scenario != "dedicated" else [], args.claim),
+                     chunks)
+                    for costs, share, speed, skew, chunks in real_runs[t]]
             # The same chunks (start, size), and the same threads running them.
             same = [[c[:2] for c in real] == [c[:2] for c in sim] for (_, sim), real in runs if real is not None]
             same_threads = [real == sim for (_, sim), real in runs if real is not None]
@@ -165,21 +181,50 @@ def validate(args, cpus, command, scenario):
             ratios.append(ratio)
             print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated):.4f} | "
                   f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
+                  f"{statistics.median(share for _, share, _, _, _ in real_runs[t]):.2f} | "
+                  f"{statistics.median(speed for _, _, speed, _, _ in real_runs[t]):.2f} | "
                   f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
                   f"{statistics.median(program_time[t]):.4f} |")
         return ratios
 
 
-def simulate(bin_dir, technique, costs, skew, speeds, claim):
+def memory_share(alone, beside):
+    """selfsched-sim's --memory for the two workers of this machine: an
+    iteration's time with both threads busy over twice its time alone (the
+    mean over the loop of each recording), at most 1."""
+    def per_iteration(path):
+        with open(path) as f:
+            loop = json.load(f)["sites"][0]["loops"][0]
+        return sum(thread["busy_s"] for thread in loop["threads"]) / loop["n"]
+    return min(1.0, per_iteration(beside) / (2 * per_iteration(alone)))
+
+
+def thread_speed(beside, slowed, thread):
+    """A thread's speed in a scenario: the time its iterations took in the
+    2-thread recording without the scenario over the time they took with it
+    (both under ss: one iteration a chunk, both threads busy)."""
+    def iteration_times(path):
+        with open(path) as f:
+            loop = json.load(f)["sites"][0]["loops"][0]
+        return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in loop["chunks"]}
+    plain, with_scenario = iteration_times(beside), iteration_times(slowed)
+    mine = [i for i, (who, _) in with_scenario.items() if who == thread]
+    took = sum(with_scenario[i][1] for i in mine)
+    return sum(plain[i][1] for i in mine) / took if took > 0 else 1.0
+
+
+def simulate(bin_dir, technique, costs, share, skew, options, claim):
     """The simulated makespan and chunks (start, size, worker) of one run:
-    its costs, and the later of the two workers starting `skew` seconds
-    after the other (thread 1 when > 0)."""
+    its costs (one thread's, alone), the two workers sharing memory as
+    `share` says, and the later of the two starting `skew` seconds after the
+    other (thread 1 when > 0)."""
     late = ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew != 0 else []
+    options = options + ["--memory", f"{share:.4f}", "--node-workers", "2"]
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "run.json")
         out = subprocess.run([os.path.join(bin_dir, "selfsched-sim"), "--technique", technique, "--workers", "2",
                               "--profile", costs, "--latency", "0", "--claim", claim, "--chunks",
-                              "--json", result] + speeds + late,
+                              "--json", result] + options + late,
                              check=True, capture_output=True, text=True).stdout
         with open(result) as f:
             makespan = json.load(f)[0]["makespan_s"]
