@@ -47,6 +47,9 @@ const char* const usage =
     "                        what it held is run again by others (rDLB; under hier, its node's)\n"
     "  --late K:T            worker K asks for its first chunk T after the others (repeatable):\n"
     "                        a thread that reaches the loop late; it decides who asks first\n"
+    "  --timeshare K:ON:OFF[:START]  worker K shares its core with another process by time\n"
+    "                        slices: runs ON, stopped OFF, ..., its first slice from START\n"
+    "                        (default 0; at most OFF) (repeatable; not with --slow on K)\n"
     "  --n N                 loop iterations (default 100000)\n"
     "  --cost NAME           iteration costs: uniform, increasing, decreasing, random,\n"
     "                        mandelbrot (columns), mandelbrot-rows, adjoint, quicksort\n"
@@ -302,7 +305,7 @@ int main(int argc, char** argv) {
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false, alpha_by_work = false;
-  std::vector<std::string> slow, lose, late;
+  std::vector<std::string> slow, lose, late, shares;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
       minimization = "1s", message = "20ms", async = "1";
   bool latency_given = false;
@@ -324,9 +327,9 @@ int main(int argc, char** argv) {
       alpha_by_work = true;
       continue;
     }
-    if (option == "--slow" || option == "--lose" || option == "--late") {
+    if (option == "--slow" || option == "--lose" || option == "--late" || option == "--timeshare") {
       if (i + 1 >= argc) fail(option + " needs a value");
-      (option == "--slow" ? slow : option == "--lose" ? lose : late).push_back(argv[++i]);
+      (option == "--slow" ? slow : option == "--lose" ? lose : option == "--late" ? late : shares).push_back(argv[++i]);
       continue;
     }
     std::string* target = nullptr;
@@ -392,6 +395,7 @@ int main(int argc, char** argv) {
     for (const std::string& d : slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
     for (const std::string& l : lose) platform.losses.push_back(ss::parse_loss(l));
     for (const std::string& l : late) platform.late_starts.push_back(ss::parse_late_start(l));
+    for (const std::string& t : shares) platform.time_shares.push_back(ss::parse_time_share(t));
     platform.flops = number_of(flops, "--flops");
     platform.latency = ss::parse_seconds(latency, "--latency");
     platform.bandwidth = number_of(bandwidth, "--bandwidth");

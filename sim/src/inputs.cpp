@@ -128,22 +128,35 @@ std::vector<double> parse_speeds(const std::string& text, const char* what) {
   return speeds;
 }
 
-slowdown parse_slowdown(const std::string& text) {
+namespace {
+
+std::vector<std::string> colon_fields(const std::string& text) {
   std::vector<std::string> parts;
   std::size_t from = 0;
   for (;;) {
     const std::size_t colon = text.find(':', from);
     parts.push_back(text.substr(from, colon == std::string::npos ? std::string::npos : colon - from));
-    if (colon == std::string::npos) break;
+    if (colon == std::string::npos) return parts;
     from = colon + 1;
   }
+}
+
+// A worker number as its option's WORKER field; `form` starts the message.
+int worker_of(const std::string& field, const std::string& form) {
+  double worker = 0;
+  if (!parse_number(field, worker) || worker < 0 || worker != std::floor(worker) || worker > 1e6)
+    throw sim_error(form + "'" + field + "' is not a worker number");
+  return static_cast<int>(worker);
+}
+
+}  // namespace
+
+slowdown parse_slowdown(const std::string& text) {
+  const std::vector<std::string> parts = colon_fields(text);
   const std::string form = "slowdown '" + text + "': ";
   if (parts.size() != 4) throw sim_error(form + "expected WORKER:FACTOR:FROM:UNTIL, e.g. 3:0.25:0.5:1");
   slowdown d;
-  double worker = 0;
-  if (!parse_number(parts[0], worker) || worker < 0 || worker != std::floor(worker) || worker > 1e6)
-    throw sim_error(form + "'" + parts[0] + "' is not a worker number");
-  d.worker = static_cast<int>(worker);
+  d.worker = worker_of(parts[0], form);
   if (!parse_number(parts[1], d.factor) || !(d.factor > 0) || d.factor > 1)
     throw sim_error(form + "'" + parts[1] + "' is not a factor in (0, 1]");
   d.from = parse_seconds(parts[2], form + "FROM");
@@ -159,10 +172,7 @@ std::pair<int, double> parse_worker_time(const std::string& text, const std::str
   const std::size_t colon = text.find(':');
   const std::string form = kind + " '" + text + "': ";
   if (colon == std::string::npos) throw sim_error(form + "expected WORKER:TIME, e.g. 3:20ms");
-  double worker = 0;
-  if (!parse_number(text.substr(0, colon), worker) || worker < 0 || worker != std::floor(worker) || worker > 1e6)
-    throw sim_error(form + "'" + text.substr(0, colon) + "' is not a worker number");
-  return {static_cast<int>(worker), parse_seconds(text.substr(colon + 1), form + "TIME")};
+  return {worker_of(text.substr(0, colon), form), parse_seconds(text.substr(colon + 1), form + "TIME")};
 }
 
 }  // namespace
@@ -175,6 +185,18 @@ loss parse_loss(const std::string& text) {
 late_start parse_late_start(const std::string& text) {
   const auto [worker, after] = parse_worker_time(text, "late start");
   return late_start{worker, after};
+}
+
+time_share parse_time_share(const std::string& text) {
+  const std::vector<std::string> parts = colon_fields(text);
+  const std::string form = "time share '" + text + "': ";
+  if (parts.size() != 3 && parts.size() != 4) throw sim_error(form + "expected WORKER:ON:OFF[:START], e.g. 1:4ms:4ms");
+  time_share t;
+  t.worker = worker_of(parts[0], form);
+  t.on = parse_seconds(parts[1], form + "ON");
+  t.off = parse_seconds(parts[2], form + "OFF");
+  if (parts.size() == 4) t.start = parse_seconds(parts[3], form + "START");
+  return t;
 }
 
 double parse_seconds(const std::string& text, const std::string& what) {
@@ -218,6 +240,16 @@ void detail::check_named_workers(const platform_spec& platform, int workers) {
   for (const slowdown& d : platform.slowdowns) check("slowdown", d.worker);
   for (const loss& l : platform.losses) check("loss", l.worker);
   for (const late_start& l : platform.late_starts) check("late start", l.worker);
+  for (const time_share& t : platform.time_shares) {
+    check("time share", t.worker);
+    const std::string form = "time share of worker " + std::to_string(t.worker) + ": ";
+    if (!(t.on > 0) || !(t.off >= 0)) throw sim_error(form + "ON must be > 0 and OFF >= 0");
+    if (!(t.start >= 0 && t.start <= t.off)) throw sim_error(form + "START must be in [0, OFF]");
+    const auto same = [&](const auto& other) { return other.worker == t.worker; };
+    if (std::count_if(platform.time_shares.begin(), platform.time_shares.end(), same) > 1 ||
+        std::any_of(platform.slowdowns.begin(), platform.slowdowns.end(), same))
+      throw sim_error(form + "a worker has one time share and no slowdown beside it");
+  }
 }
 
 void validate(const platform_spec& platform, const run_spec& run) {

@@ -29,6 +29,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -99,6 +100,8 @@ struct world {
     double after = 0;
     for (const late_start& l : platform.late_starts)
       if (l.worker == worker) after = std::max(after, l.after);
+    for (const time_share& t : platform.time_shares)  // it asks when its first slice begins
+      if (t.worker == worker) after = std::max(after, t.start);
     return after;
   }
   // rDLB bookkeeping of a master (or a node master) when worker k asks
@@ -138,17 +141,66 @@ struct world {
   // Worker k computes `seconds` of work (at speed 1) on the calling actor's
   // host; with a memory share its memory traffic flows meanwhile, at most
   // at k's speed, on its node's memory, and the work is done when both are.
+  // A time-shared worker's computation and traffic stop between its slices.
   void compute(int k, double seconds) {
     const double flops = seconds * platform.flops;
-    if (memories.empty()) {
+    const time_share* share = time_share_of(k);
+    if (memories.empty() && share == nullptr) {
       sg4::this_actor::execute(flops);
       return;
     }
-    sg4::Host* memory = memories[static_cast<std::size_t>(k / platform.workers_per_node)];
-    sg4::ExecPtr traffic = sg4::this_actor::exec_init(platform.memory_share * flops);
-    traffic->set_host(memory)->set_bound(speed(k) * platform.flops)->start();
-    sg4::this_actor::execute(flops);
-    traffic->wait();
+    sg4::Host* memory = memories.empty() ? nullptr : memories[static_cast<std::size_t>(k / platform.workers_per_node)];
+    double left = flops, traffic_left = memory != nullptr ? platform.memory_share * flops : 0;
+    for (;;) {
+      sg4::ExecPtr computing = left > 0 ? sg4::this_actor::exec_init(left) : nullptr;
+      sg4::ExecPtr traffic = traffic_left > 0 ? sg4::this_actor::exec_init(traffic_left) : nullptr;
+      if (traffic) traffic->set_host(memory)->set_bound(speed(k) * platform.flops);
+      for (const sg4::ExecPtr& e : {computing, traffic})
+        if (e) e->start();
+      // Until both are done, or a time-shared worker's slice ends.
+      const double until = share != nullptr ? sg4::Engine::get_clock() + until_off(*share) : 0;
+      try {
+        for (const sg4::ExecPtr& e : {computing, traffic})
+          if (e && share != nullptr) e->wait_until(until);
+          else if (e) e->wait();
+      } catch (const simgrid::TimeoutException&) {
+      }
+      // What is left waits for the next slice as new activities (SimGrid's
+      // suspend and resume held only once here).
+      const auto rest = [](const sg4::ExecPtr& e) {
+        if (!e || e->test()) return 0.0;
+        const double remaining = e->get_remaining();
+        e->cancel();
+        return remaining;
+      };
+      left = rest(computing), traffic_left = rest(traffic);
+      if (left <= 0 && traffic_left <= 0) return;
+      wait_for_slice(k);
+    }
+  }
+  const time_share* time_share_of(int k) const {
+    for (const time_share& t : platform.time_shares)
+      if (t.worker == k) return &t;
+    return nullptr;
+  }
+  // Which slice of a time-shared worker's began last (-1: none yet), at
+  // `now`: a clock at a slice's start, a rounding error short, is in it.
+  static double slice_of(const time_share& t, double now) {
+    return now < t.start ? -1 : std::floor((now - t.start) / (t.on + t.off) + 1e-9);
+  }
+  // Seconds left of the slice a time-shared worker runs in now; 0 when it is
+  // stopped (a slice's last nanosecond counts as over).
+  static double until_off(const time_share& t) {
+    const double now = sg4::Engine::get_clock(), slice = slice_of(t, now);
+    const double left = t.start + slice * (t.on + t.off) + t.on - now;
+    return slice >= 0 && left > 1e-9 ? left : 0;
+  }
+  // A stopped time-shared worker waits for its next slice (a thread off its
+  // core neither computes nor asks).
+  void wait_for_slice(int k) const {
+    const time_share* t = time_share_of(k);
+    if (t == nullptr || until_off(*t) > 0) return;
+    sg4::this_actor::sleep_until(t->start + (slice_of(*t, sg4::Engine::get_clock()) + 1) * (t->on + t->off));
   }
   double work(const chunk& c) const {
     return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];
@@ -210,6 +262,7 @@ int master_of(const world& w, int worker) {
 // previous one of `done` iterations that took `seconds`: its results, then
 // the request. `sequence`, if given, gets the chunk's place in hand-out order.
 chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double seconds, iter_t* sequence = nullptr) {
+  w->wait_for_slice(k);
   sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
   auto* req = new message{message::request, k};
   req->done = done;

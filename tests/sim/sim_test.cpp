@@ -249,6 +249,26 @@ TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
   EXPECT_NE(sim_error_of([&] { simulate(platform, run); }).find("no host named memory-0"), std::string::npos);
 }
 
+// A time-shared worker (platform_spec::time_shares) computes only in its
+// slices: 10 ms of work in slices of 1 ms every 3 ms, the first from 1 ms,
+// ends with its tenth slice (28-29 ms); it asks only once its first slice has
+// begun, so the other worker takes the first chunk. A slice that ends
+// mid-chunk leaves the rest for the next.
+TEST(Sim, ATimeSharedWorkerComputesInItsSlices) {
+  platform_spec platform = platform_of(1);
+  platform.latency = 0;
+  platform.time_shares.push_back(parse_time_share("0:1ms:2ms:1ms"));
+  const run_spec run = with_free_claims(run_of("static", 100, "uniform"));
+  EXPECT_NEAR(simulate(platform, run).makespan, 0.029, 1e-9);
+  platform_spec two = platform_of(2);
+  two.latency = 0;
+  two.time_shares.push_back(parse_time_share("1:1ms:1ms:0.5ms"));
+  const result r = simulate(two, with_free_claims(run_of("gss", 100, "uniform")));
+  ASSERT_FALSE(r.chunk_log.empty());
+  EXPECT_EQ(r.chunk_log.front().ran_on, 0);
+  EXPECT_NEAR(r.chunk_log.front().begin, 0, 1e-12);
+}
+
 // Memory-bound iterations (platform_spec::memory_share): static gives two
 // speed-1 workers 500 iterations of 100 us, 50 ms each. With a share of
 // 0.75 each moves 37.5 ms' worth of its node's full bandwidth; on one node
@@ -608,6 +628,14 @@ TEST(Sim, BadInputIsNamed) {
     memory.memory_share = share;
     EXPECT_NE(message([&] { simulate(memory, run_of("fss", 10)); }).find("must be in [0, 1]"), std::string::npos) << share;
   }
+  EXPECT_NE(message([] { parse_time_share("1:4ms"); }).find("expected WORKER:ON:OFF[:START]"), std::string::npos);
+  platform_spec sliced = platform_of(2);
+  sliced.time_shares.push_back(parse_time_share("1:4ms:4ms:5ms"));
+  EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("START must be in [0, OFF]"), std::string::npos);
+  sliced.time_shares = {parse_time_share("1:4ms:4ms")};
+  sliced.slowdowns.push_back(parse_slowdown("1:0.5:0:1"));
+  EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("one time share and no slowdown"),
+            std::string::npos);
   platform_spec no_nodes = platform_of(2);
   no_nodes.workers_per_node = 0;
   EXPECT_NE(message([&] { simulate(no_nodes, run_of("fss", 10)); }).find("workers per node 0 must be >= 1"),

@@ -62,6 +62,17 @@ struct late_start {
   double after = 0;
 };
 
+// A worker sharing its core with another process by time slices, as the
+// kernel shares it fairly (seed 000's resource-expensive process): it runs
+// `on` seconds, is stopped `off` seconds, and so on. Its first slice begins
+// at `start` (in [0, off]; stopped before it, and asking for its first
+// chunk then). Over a long loop it is a worker of speed on / (on + off);
+// over a loop a few slices long, which slices its chunks meet decides.
+struct time_share {
+  int worker = 0;
+  double on = 0, off = 0, start = 0;
+};
+
 struct platform_spec {
   // A SimGrid platform file instead of the star below: its hosts named
   // worker-0, worker-1 ... are the workers (their speeds over `flops` are
@@ -96,6 +107,7 @@ struct platform_spec {
   std::vector<slowdown> slowdowns;
   std::vector<loss> losses;
   std::vector<late_start> late_starts;
+  std::vector<time_share> time_shares;  // at most one a worker, and not with a slowdown
 };
 
 // Seconds an iteration costs on a worker of speed 1. Models: uniform,
@@ -201,6 +213,8 @@ slowdown parse_slowdown(const std::string& text);
 // "WORKER:TIME", e.g. "3:20ms"; throws sim_error.
 loss parse_loss(const std::string& text);
 late_start parse_late_start(const std::string& text);
+// "WORKER:ON:OFF[:START]", e.g. "1:4ms:4ms:3.8ms"; throws sim_error.
+time_share parse_time_share(const std::string& text);
 // "2us", "1.5ms", "0.002" (seconds); throws sim_error naming `what`.
 double parse_seconds(const std::string& text, const std::string& what);
 transport parse_transport(const std::string& name);
