@@ -142,13 +142,15 @@ def validate(args, cpus, command, scenario):
                     if competitor is not None:
                         competitor.send_signal(signal.SIGCONT)
                     share = memory_share(costs, beside)
-                    speed = 1.0
+                    speed, slicing = 1.0, None
                     if scenario != "dedicated":  # thread 1's speed in the scenario, under ss as `beside`
                         slowed = os.path.join(tmp, f"slowed-{rep}-{t}.json")
                         subprocess.run(program, env=dict(run_env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=slowed,
                                                          SELFSCHED_PROFILE_CHUNKS="1"),
                                        check=True, stdout=subprocess.DEVNULL)
                         speed = thread_speed(beside, slowed, 1)
+                        if scenario == "nondedicated":
+                            slicing = slices(beside, slowed, 1)
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
@@ -157,7 +159,7 @@ def validate(args, cpus, command, scenario):
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
                     measured[t].append(makespan)
                     program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
-                    real_runs[t].append((costs, share, speed, skew, chunks))
+                    real_runs[t].append((costs, share, (speed, slicing), skew, chunks))
         finally:
             if competitor is not None:
                 competitor.kill()
@@ -169,10 +171,9 @@ def validate(args, cpus, command, scenario):
         ratios = []
         for t in TECHNIQUES:
             skews = [skew for _, _, _, skew, _ in real_runs[t]]
-            runs = [(simulate(bin_dir, t, costs, share, skew,
-                              ["--speeds", f"1:{speed:.4f}"] + powers if scenario != "dedicated" else [], args.claim),
-                     chunks)
-                    for costs, share, speed, skew, chunks in real_runs[t]]
+            runs = [(simulate(bin_dir, t, costs, share, skew, thread_1(scenario, speed, slicing if chunks else None, skew) + powers,
+                              args.claim), chunks)
+                    for costs, share, (speed, slicing), skew, chunks in real_runs[t]]
             # The same chunks (start, size), and the same threads running them.
             same = [[c[:2] for c in real] == [c[:2] for c in sim] for (_, sim), real in runs if real is not None]
             same_threads = [real == sim for (_, sim), real in runs if real is not None]
@@ -182,7 +183,7 @@ def validate(args, cpus, command, scenario):
             print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated):.4f} | "
                   f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
                   f"{statistics.median(share for _, share, _, _, _ in real_runs[t]):.2f} | "
-                  f"{statistics.median(speed for _, _, speed, _, _ in real_runs[t]):.2f} | "
+                  f"{statistics.median(speed for _, _, (speed, _), _, _ in real_runs[t]):.2f} | "
                   f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
                   f"{statistics.median(program_time[t]):.4f} |")
         return ratios
@@ -199,18 +200,56 @@ def memory_share(alone, beside):
     return min(1.0, per_iteration(beside) / (2 * per_iteration(alone)))
 
 
+def iteration_times(path):
+    """An ss recording's iterations: first iteration -> (thread, seconds)."""
+    with open(path) as f:
+        loop = json.load(f)["sites"][0]["loops"][0]
+    return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in loop["chunks"]}
+
+
 def thread_speed(beside, slowed, thread):
     """A thread's speed in a scenario: the time its iterations took in the
     2-thread recording without the scenario over the time they took with it
     (both under ss: one iteration a chunk, both threads busy)."""
-    def iteration_times(path):
-        with open(path) as f:
-            loop = json.load(f)["sites"][0]["loops"][0]
-        return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in loop["chunks"]}
     plain, with_scenario = iteration_times(beside), iteration_times(slowed)
     mine = [i for i, (who, _) in with_scenario.items() if who == thread]
     took = sum(with_scenario[i][1] for i in mine)
     return sum(plain[i][1] for i in mine) / took if took > 0 else 1.0
+
+
+def slices(beside, slowed, thread):
+    """How the kernel shares a thread's CPU with a busy process, from an ss
+    recording in the scenario: (run, stopped) seconds, medians. A stop is
+    an iteration that took a millisecond or more longer than without the
+    scenario; a run, the time from one stop's end to the next one's
+    iteration's own end. None if fewer than two stops were seen (slices
+    too short to see, or a loop shorter than two)."""
+    plain = iteration_times(beside)
+    with open(slowed) as f:
+        loop = json.load(f)["sites"][0]["loops"][0]
+    mine = sorted((c for c in loop["chunks"] if c["thread"] == thread), key=lambda c: c["begin_s"])
+    stops = [(c, c["end_s"] - c["begin_s"] - plain[c["start"]][1]) for c in mine
+             if c["end_s"] - c["begin_s"] - plain[c["start"]][1] > 1e-3]
+    if len(stops) < 2:
+        return None
+    runs = [after["end_s"] - stopped - before["end_s"] for (before, _), (after, stopped) in zip(stops, stops[1:])]
+    return statistics.median(runs), statistics.median(stopped for _, stopped in stops)
+
+
+def thread_1(scenario, speed, slicing, skew):
+    """selfsched-sim's options for thread 1 in a scenario: beside the busy
+    process, time slices as recorded (`slicing`: run and stopped seconds),
+    its first slice when the real run's thread 1 began, so that a thread
+    that started a slice late gets its lost time back as the kernel gives
+    it; otherwise, and where the start is not known (libomp's own static
+    leaves no profile), its recorded speed."""
+    if scenario == "dedicated":
+        return []
+    if slicing is None:
+        return ["--speeds", f"1:{speed:.4f}"]
+    run, stopped = slicing
+    start = max(skew, 0.0)
+    return ["--timeshare", f"1:{run:.6f}:{max(stopped, start):.6f}:{start:.6f}"]
 
 
 def simulate(bin_dir, technique, costs, share, skew, options, claim):
@@ -218,7 +257,8 @@ def simulate(bin_dir, technique, costs, share, skew, options, claim):
     its costs (one thread's, alone), the two workers sharing memory as
     `share` says, and the later of the two starting `skew` seconds after the
     other (thread 1 when > 0)."""
-    late = ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew != 0 else []
+    timeshare = "--timeshare" in options  # thread 1's first slice is its start
+    late = ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew < 0 or (skew > 0 and not timeshare) else []
     options = options + ["--memory", f"{share:.4f}", "--node-workers", "2"]
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "run.json")
