@@ -240,16 +240,7 @@ void detail::check_named_workers(const platform_spec& platform, int workers) {
   for (const slowdown& d : platform.slowdowns) check("slowdown", d.worker);
   for (const loss& l : platform.losses) check("loss", l.worker);
   for (const late_start& l : platform.late_starts) check("late start", l.worker);
-  for (const time_share& t : platform.time_shares) {
-    check("time share", t.worker);
-    const std::string form = "time share of worker " + std::to_string(t.worker) + ": ";
-    if (!(t.on > 0) || !(t.off >= 0)) throw sim_error(form + "ON must be > 0 and OFF >= 0");
-    if (!(t.start >= 0 && t.start <= t.off)) throw sim_error(form + "START must be in [0, OFF]");
-    const auto same = [&](const auto& other) { return other.worker == t.worker; };
-    if (std::count_if(platform.time_shares.begin(), platform.time_shares.end(), same) > 1 ||
-        std::any_of(platform.slowdowns.begin(), platform.slowdowns.end(), same))
-      throw sim_error(form + "a worker has one time share and no slowdown beside it");
-  }
+  for (const time_share& t : platform.time_shares) check("time share", t.worker);
 }
 
 void validate(const platform_spec& platform, const run_spec& run) {
@@ -270,6 +261,15 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("a lost worker needs the master or hier transport (rma does not run chunks again)");
   if (!platform.losses.empty() && platform.losses.size() >= static_cast<std::size_t>(platform.workers) && !from_file)
     throw sim_error("every worker is lost: nobody is left to finish the loop");
+  for (const time_share& t : platform.time_shares) {
+    const std::string form = "time share of worker " + std::to_string(t.worker) + ": ";
+    if (!(t.on > 0) || !(t.off >= 0)) throw sim_error(form + "ON must be > 0 and OFF >= 0");
+    if (!(t.start >= 0 && t.start <= t.off)) throw sim_error(form + "START must be in [0, OFF]");
+    const auto same = [&](const auto& other) { return other.worker == t.worker; };
+    if (std::count_if(platform.time_shares.begin(), platform.time_shares.end(), same) > 1 ||
+        std::any_of(platform.slowdowns.begin(), platform.slowdowns.end(), same))
+      throw sim_error(form + "a worker has one time share and no slowdown beside it");
+  }
   if (!(platform.memory_share >= 0 && platform.memory_share <= 1))
     throw sim_error("memory share " + std::to_string(platform.memory_share) +
                     " must be in [0, 1] (0: iterations compute only)");

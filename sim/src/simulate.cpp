@@ -100,8 +100,7 @@ struct world {
     double after = 0;
     for (const late_start& l : platform.late_starts)
       if (l.worker == worker) after = std::max(after, l.after);
-    for (const time_share& t : platform.time_shares)  // it asks when its first slice begins
-      if (t.worker == worker) after = std::max(after, t.start);
+    if (const time_share* t = time_share_of(worker)) after = std::max(after, t->start);  // its first slice
     return after;
   }
   // rDLB bookkeeping of a master (or a node master) when worker k asks
