@@ -43,6 +43,7 @@ program's time; with several, a summary.
   python3 benchmarks/sim/validate.py --build build [--reps 5] [--app NAME|all] [--scenario NAME|all]
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -67,6 +68,11 @@ APPS = {
     "costliest first": ["synthetic", "--n", "20000", "--work", "100", "--profile", "decreasing"],
 }
 SCENARIOS = ["dedicated", "slowcores", "hybrid", "nondedicated"]
+# One real run and what was recorded just before it: the costs' profile,
+# the memory share, thread 1's speed and time slices ((run, stopped) seconds
+# or None) in the scenario, when thread 1 began after thread 0, and the
+# run's chunks (None: libomp ran the loop).
+RealRun = collections.namedtuple("RealRun", "costs share speed slicing skew chunks")
 
 
 def main():
@@ -159,7 +165,7 @@ def validate(args, cpus, command, scenario):
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
                     measured[t].append(makespan)
                     program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
-                    real_runs[t].append((costs, share, (speed, slicing), skew, chunks))
+                    real_runs[t].append(RealRun(costs, share, speed, slicing, skew, chunks))
         finally:
             if competitor is not None:
                 competitor.kill()
@@ -170,10 +176,10 @@ def validate(args, cpus, command, scenario):
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         ratios = []
         for t in TECHNIQUES:
-            skews = [skew for _, _, _, skew, _ in real_runs[t]]
-            runs = [(simulate(bin_dir, t, costs, share, skew, thread_1(scenario, speed, slicing if chunks else None, skew) + powers,
-                              args.claim), chunks)
-                    for costs, share, (speed, slicing), skew, chunks in real_runs[t]]
+            skews = [run.skew for run in real_runs[t]]
+            runs = [(simulate(bin_dir, t, run.costs, workers(scenario, run) + powers + ["--memory", f"{run.share:.4f}"],
+                              args.claim), run.chunks)
+                    for run in real_runs[t]]
             # The same chunks (start, size), and the same threads running them.
             same = [[c[:2] for c in real] == [c[:2] for c in sim] for (_, sim), real in runs if real is not None]
             same_threads = [real == sim for (_, sim), real in runs if real is not None]
@@ -182,11 +188,18 @@ def validate(args, cpus, command, scenario):
             ratios.append(ratio)
             print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated):.4f} | "
                   f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
-                  f"{statistics.median(share for _, share, _, _, _ in real_runs[t]):.2f} | "
-                  f"{statistics.median(speed for _, _, (speed, _), _, _ in real_runs[t]):.2f} | "
+                  f"{statistics.median(run.share for run in real_runs[t]):.2f} | "
+                  f"{statistics.median(run.speed for run in real_runs[t]):.2f} | "
                   f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
                   f"{statistics.median(program_time[t]):.4f} |")
         return ratios
+
+
+def first_loop(path):
+    """A profile's first loop; None if selfsched ran none (libomp's own static)."""
+    with open(path) as f:
+        sites = json.load(f)["sites"]
+    return sites[0]["loops"][0] if sites else None
 
 
 def memory_share(alone, beside):
@@ -194,17 +207,14 @@ def memory_share(alone, beside):
     iteration's time with both threads busy over twice its time alone (the
     mean over the loop of each recording), at most 1."""
     def per_iteration(path):
-        with open(path) as f:
-            loop = json.load(f)["sites"][0]["loops"][0]
+        loop = first_loop(path)
         return sum(thread["busy_s"] for thread in loop["threads"]) / loop["n"]
     return min(1.0, per_iteration(beside) / (2 * per_iteration(alone)))
 
 
 def iteration_times(path):
     """An ss recording's iterations: first iteration -> (thread, seconds)."""
-    with open(path) as f:
-        loop = json.load(f)["sites"][0]["loops"][0]
-    return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in loop["chunks"]}
+    return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in first_loop(path)["chunks"]}
 
 
 def thread_speed(beside, slowed, thread):
@@ -225,46 +235,46 @@ def slices(beside, slowed, thread):
     iteration's own end. None if fewer than two stops were seen (slices
     too short to see, or a loop shorter than two)."""
     plain = iteration_times(beside)
-    with open(slowed) as f:
-        loop = json.load(f)["sites"][0]["loops"][0]
-    mine = sorted((c for c in loop["chunks"] if c["thread"] == thread), key=lambda c: c["begin_s"])
-    stops = [(c, c["end_s"] - c["begin_s"] - plain[c["start"]][1]) for c in mine
-             if c["end_s"] - c["begin_s"] - plain[c["start"]][1] > 1e-3]
+    mine = sorted((c for c in first_loop(slowed)["chunks"] if c["thread"] == thread), key=lambda c: c["begin_s"])
+    longer = [(c, c["end_s"] - c["begin_s"] - plain[c["start"]][1]) for c in mine]
+    stops = [(c, stopped) for c, stopped in longer if stopped > 1e-3]
     if len(stops) < 2:
         return None
     runs = [after["end_s"] - stopped - before["end_s"] for (before, _), (after, stopped) in zip(stops, stops[1:])]
     return statistics.median(runs), statistics.median(stopped for _, stopped in stops)
 
 
-def thread_1(scenario, speed, slicing, skew):
-    """selfsched-sim's options for thread 1 in a scenario: beside the busy
-    process, time slices as recorded (`slicing`: run and stopped seconds),
-    its first slice when the real run's thread 1 began, so that a thread
-    that started a slice late gets its lost time back as the kernel gives
-    it; otherwise, and where the start is not known (libomp's own static
-    leaves no profile), its recorded speed."""
-    if scenario == "dedicated":
-        return []
-    if slicing is None:
-        return ["--speeds", f"1:{speed:.4f}"]
-    run, stopped = slicing
-    start = max(skew, 0.0)
-    return ["--timeshare", f"1:{run:.6f}:{max(stopped, start):.6f}:{start:.6f}"]
+def workers(scenario, run):
+    """selfsched-sim's options for the two workers of a real run: beside the
+    busy process, thread 1 in time slices as recorded, its first slice when
+    the real thread 1 began (so that a thread that started a slice late gets
+    its lost time back as the kernel gives it); otherwise, and where the
+    start is not known (libomp's own static leaves no profile), thread 1 at
+    its recorded speed, starting when it did. The two share one memory."""
+    options = ["--node-workers", "2"]
+    if scenario != "dedicated":
+        if run.slicing is not None and run.chunks is not None:
+            on, stopped = run.slicing
+            start = max(run.skew, 0.0)
+            return options + ["--timeshare", f"1:{on:.6f}:{max(stopped, start):.6f}:{start:.6f}"] + late(min(run.skew, 0))
+        options += ["--speeds", f"1:{run.speed:.4f}"]
+    return options + late(run.skew)
 
 
-def simulate(bin_dir, technique, costs, share, skew, options, claim):
+def late(skew):
+    """--late for the worker that started `skew` seconds after the other
+    (thread 1 when > 0)."""
+    return ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew != 0 else []
+
+
+def simulate(bin_dir, technique, costs, options, claim):
     """The simulated makespan and chunks (start, size, worker) of one run:
-    its costs (one thread's, alone), the two workers sharing memory as
-    `share` says, and the later of the two starting `skew` seconds after the
-    other (thread 1 when > 0)."""
-    timeshare = "--timeshare" in options  # thread 1's first slice is its start
-    late = ["--late", f"{1 if skew > 0 else 0}:{abs(skew)}"] if skew < 0 or (skew > 0 and not timeshare) else []
-    options = options + ["--memory", f"{share:.4f}", "--node-workers", "2"]
+    its costs (one thread's, alone) on the workers `options` describe."""
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "run.json")
         out = subprocess.run([os.path.join(bin_dir, "selfsched-sim"), "--technique", technique, "--workers", "2",
                               "--profile", costs, "--latency", "0", "--claim", claim, "--chunks",
-                              "--json", result] + options + late,
+                              "--json", result] + options,
                              check=True, capture_output=True, text=True).stdout
         with open(result) as f:
             makespan = json.load(f)[0]["makespan_s"]
@@ -278,11 +288,9 @@ def from_profile(profile):
     the loop's makespan (from its start to its last chunk's end) and its
     chunks (start, size, thread); 0, None and None for a loop libomp ran
     itself (OMP_SCHEDULE=static)."""
-    with open(profile) as f:
-        sites = json.load(f)["sites"]
-    if not sites:
+    loop = first_loop(profile)
+    if loop is None:
         return 0, None, None
-    loop = sites[0]["loops"][0]
     first = {}
     for c in loop["chunks"]:
         first[c["thread"]] = min(first.get(c["thread"], c["begin_s"]), c["begin_s"])
