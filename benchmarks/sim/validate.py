@@ -5,17 +5,22 @@ the simulator on 2 workers (shared memory: no latency, a claim of --claim).
 
 Each run is preceded by its own recordings (SELFSCHED_PROFILE with chunks,
 under ss: one iteration per chunk), so that a change of this shared
-machine's speed is in both as far as it can be: a memory-bound loop's
-speed here changes by 25% or more from one stretch of a few hundred ms to
-the next. Three recordings, the scenario's busy process stopped for the
-first two: one thread alone gives the per-iteration costs; two threads
-give the memory share (selfsched-sim --memory: an iteration's time beside
-a second busy thread over twice its time alone; a loop that streams memory
-costs more per iteration beside a second thread); two threads in the
-scenario give thread 1's speed (its iterations' times in the second
-recording over theirs in this one). The scenarios are the application
-matrix's: slowcores runs thread 1 at half speed for real (the examples'
-emulated slow core); hybrid does the same on an emulated hybrid CPU (hwloc
+machine's speed is in both as far as it can be. Three recordings, the
+scenario's busy process stopped for the first two: one thread alone gives
+the per-iteration costs; two threads give the memory share (selfsched-sim
+--memory: thread 0's iterations beside a second busy thread over twice
+their time alone; a loop that streams memory costs more per iteration
+beside a second thread) and thread 1's CPU's speed against thread 0's;
+two threads in the scenario give thread 1's speed in it. A fourth
+recording follows the run: two threads again. This VM's speed for a
+memory-bound loop moves between levels about 1.6x apart, each CPU on its
+own, often within a few hundred ms; where a thread's speed in the two-thread
+recordings before and after the run is more than 10% apart, or thread 0
+ran faster beside thread 1 than alone, the speed changed around the run
+and its costs are not known: such runs are kept, counted, and the ratio
+is also given over the runs that held still. The scenarios are the
+application matrix's: slowcores runs thread 1 at half speed for real (the
+examples' emulated slow core); hybrid does the same on an emulated hybrid CPU (hwloc
 XML: CPU kinds of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5);
 nondedicated runs thread 1 beside a busy process pinned to its CPU, which
 the kernel gives about half of it in time slices. The techniques are told
@@ -38,9 +43,9 @@ shown, adds the parallel region's start and end.
 Prints a Markdown table per app and scenario: median measured and
 simulated makespans, the median over repetitions of their ratio, the
 recorded memory share and speed, the runs with equal chunks, and the
-program's time; with several, a summary.
+program's time (--runs: and every run's); with several, a summary.
 
-  python3 benchmarks/sim/validate.py --build build [--reps 5] [--app NAME|all] [--scenario NAME|all]
+  python3 benchmarks/sim/validate.py --build build [--reps 5] [--app NAME|all] [--scenario NAME|all] [--runs]
 """
 import argparse
 import collections
@@ -69,10 +74,11 @@ APPS = {
 }
 SCENARIOS = ["dedicated", "slowcores", "hybrid", "nondedicated"]
 # One real run and what was recorded just before it: the costs' profile,
-# the memory share, thread 1's speed and time slices ((run, stopped) seconds
-# or None) in the scenario, when thread 1 began after thread 0, and the
-# run's chunks (None: libomp ran the loop).
-RealRun = collections.namedtuple("RealRun", "costs share speed slicing skew chunks")
+# the memory share, thread 1's CPU's speed beside thread 0's, thread 1's
+# speed and time slices ((run, stopped) seconds or None) in the scenario,
+# when thread 1 began after thread 0, the run's chunks (None: libomp ran the
+# loop), and whether the machine's speed held still around it (steady()).
+RealRun = collections.namedtuple("RealRun", "costs share cpu speed slicing skew chunks held")
 
 
 def main():
@@ -81,6 +87,8 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--claim", default="0.3us", help="a claim's cost in the simulation (default 0.3us)")
     parser.add_argument("--app", choices=list(APPS) + ["all"], default="mandelbrot")
+    parser.add_argument("--runs", action="store_true",
+                        help="also print every run: measured and simulated loop, their ratio and its recordings")
     parser.add_argument("--scenario", choices=SCENARIOS + ["all"], default="dedicated",
                         help="slowcores: thread 1 at half speed (SELFSCHED_EXAMPLE_SLOWDOWN=1,0.5); hybrid: the same "
                              "on an emulated hybrid CPU (hwloc XML); nondedicated: a busy process on thread 1's CPU; "
@@ -93,20 +101,34 @@ def main():
     for app in APPS if args.app == "all" else [args.app]:
         for scenario in SCENARIOS if args.scenario == "all" else [args.scenario]:
             print(f"\n## {app}, `{scenario}`\n")
-            ratios = validate(args, cpus, APPS[app], scenario)
-            within = sum(1 for r in ratios if abs(r - 1) <= 0.10)
-            summary.append((app, scenario, within, len(ratios), min(ratios), max(ratios)))
-            print(f"\nWithin 10%: {within} of {len(ratios)}.")
+            ratios, held, unsteady = validate(args, cpus, APPS[app], scenario)
+            within, held_within = within_10(ratios), within_10(r for r in held if r is not None)
+            cells_held = sum(1 for r in held if r is not None)
+            summary.append((app, scenario, within, len(ratios), min(ratios), max(ratios), held_within, cells_held,
+                            unsteady))
+            print(f"\nWithin 10%: {within} of {len(ratios)}; over the runs that held still, {held_within} of "
+                  f"{cells_held}.")
     if len(summary) > 1:
-        print("\n## Summary\n\n| app | scenario | within 10% | simulated / measured |")
-        print("| --- | --- | --- | --- |")
-        for app, scenario, within, count, lo, hi in summary:
-            print(f"| {app} | `{scenario}` | {within} of {count} | {lo:.2f}-{hi:.2f} |")
-        print(f"\nAll: {sum(r[2] for r in summary)} of {sum(r[3] for r in summary)} within 10%.")
+        print("\n## Summary\n\n| app | scenario | within 10% | simulated / measured | within 10% over the runs that "
+              "held still | runs where it did not |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for app, scenario, within, count, lo, hi, held_within, cells_held, unsteady in summary:
+            print(f"| {app} | `{scenario}` | {within} of {count} | {lo:.2f}-{hi:.2f} | {held_within} of {cells_held} | "
+                  f"{unsteady} |")
+        def total(k):
+            return sum(row[k] for row in summary)
+        print(f"\nAll: {total(2)} of {total(3)} within 10%; over the runs that held still, {total(6)} of {total(7)}; "
+              f"the machine's speed changed around {total(8)} of {args.reps * len(TECHNIQUES) * len(summary)} runs.")
+
+
+def within_10(ratios):
+    return sum(1 for r in ratios if abs(r - 1) <= 0.10)
 
 
 def validate(args, cpus, command, scenario):
-    """Prints one app's table in one scenario; returns the ratios."""
+    """Prints one app's table in one scenario; returns its techniques' ratios,
+    their ratios over the runs that held still (steady(); None where none
+    did), and around how many runs the machine's speed changed."""
     bin_dir = os.path.join(args.build, "bin")
     lib = os.path.join(args.build, "lib", "libselfsched.so")
     env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="true", OMP_PLACES="{%d},{%d}" % tuple(cpus),
@@ -134,47 +156,51 @@ def validate(args, cpus, command, scenario):
             competitor = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
             time.sleep(0.3)
         try:
+            def quiet_recording(path, threads, places):
+                """An ss recording, one iteration a chunk, the busy process stopped."""
+                if competitor is not None:
+                    competitor.send_signal(signal.SIGSTOP)
+                subprocess.run(program, env=dict(env, OMP_NUM_THREADS=threads, OMP_PLACES=places, OMP_SCHEDULE="ss",
+                                                 SELFSCHED_PROFILE=path, SELFSCHED_PROFILE_CHUNKS="1"),
+                               check=True, stdout=subprocess.DEVNULL)
+                if competitor is not None:
+                    competitor.send_signal(signal.SIGCONT)
+
             for rep in range(args.reps):
                 for t in TECHNIQUES:
-                    costs = os.path.join(tmp, f"costs-{rep}-{t}.json")
-                    beside = os.path.join(tmp, f"beside-{rep}-{t}.json")
-                    if competitor is not None:
-                        competitor.send_signal(signal.SIGSTOP)
-                    for threads, places, path in (("1", "{%d}" % cpus[0], costs), ("2", env["OMP_PLACES"], beside)):
-                        subprocess.run(program, env=dict(env, OMP_NUM_THREADS=threads, OMP_PLACES=places,
-                                                         OMP_SCHEDULE="ss", SELFSCHED_PROFILE=path,
-                                                         SELFSCHED_PROFILE_CHUNKS="1"),
-                                       check=True, stdout=subprocess.DEVNULL)
-                    if competitor is not None:
-                        competitor.send_signal(signal.SIGCONT)
-                    share = memory_share(costs, beside)
-                    speed, slicing = 1.0, None
+                    costs, beside, after, slowed = (os.path.join(tmp, f"{name}-{rep}-{t}.json")
+                                                    for name in ("costs", "beside", "after", "slowed"))
+                    quiet_recording(costs, "1", "{%d}" % cpus[0])
+                    quiet_recording(beside, "2", env["OMP_PLACES"])
+                    share, cpu = memory_share(costs, beside), cpu_speed(costs, beside)
+                    speed, slicing = cpu, None
                     if scenario != "dedicated":  # thread 1's speed in the scenario, under ss as `beside`
-                        slowed = os.path.join(tmp, f"slowed-{rep}-{t}.json")
                         subprocess.run(program, env=dict(run_env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=slowed,
                                                          SELFSCHED_PROFILE_CHUNKS="1"),
                                        check=True, stdout=subprocess.DEVNULL)
-                        speed = thread_speed(beside, slowed, 1)
+                        speed = thread_speed(costs, slowed, 1) / thread_speed(costs, beside, 0)
                         if scenario == "nondedicated":
                             slicing = slices(beside, slowed, 1)
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
+                    quiet_recording(after, "2", env["OMP_PLACES"])
+                    held = steady(costs, beside, after)
                     skew, makespan, chunks = from_profile(profile)
                     if makespan is None:  # libomp ran the loop: its slowest thread's time in the loop
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
                     measured[t].append(makespan)
                     program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
-                    real_runs[t].append(RealRun(costs, share, speed, slicing, skew, chunks))
+                    real_runs[t].append(RealRun(costs, share, cpu, speed, slicing, skew, chunks, held))
         finally:
             if competitor is not None:
                 competitor.kill()
                 competitor.wait()
-        print("| technique | measured loop (s) | simulated (s) | simulated / measured | thread 1 started after thread 0 "
-              "(ms, median) | memory share (median) | thread 1's speed (median) | runs with the same chunks | "
-              "... and threads | program's time (s) |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        ratios = []
+        print("| technique | measured loop (s) | simulated (s) | simulated / measured | ... over the runs that held "
+              "still | thread 1 started after thread 0 (ms, median) | memory share (median) | thread 1's speed (median) "
+              "| runs with the same chunks | ... and threads | program's time (s) |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        ratios, held_ratios = [], []
         for t in TECHNIQUES:
             skews = [run.skew for run in real_runs[t]]
             runs = [(simulate(bin_dir, t, run.costs, workers(scenario, run) + powers + ["--memory", f"{run.share:.4f}"],
@@ -185,14 +211,24 @@ def validate(args, cpus, command, scenario):
             same_threads = [real == sim for (_, sim), real in runs if real is not None]
             simulated = [makespan for (makespan, _), _ in runs]
             ratio = statistics.median(s / m for s, m in zip(simulated, measured[t]))
+            held = [s / m for s, m, run in zip(simulated, measured[t], real_runs[t]) if run.held]
             ratios.append(ratio)
+            held_ratios.append(statistics.median(held) if held else None)
             print(f"| {t} | {statistics.median(measured[t]):.4f} | {statistics.median(simulated):.4f} | "
-                  f"{ratio:.2f} | {statistics.median(skews) * 1e3:+.2f} | "
+                  f"{ratio:.2f} | {f'{held_ratios[-1]:.2f}' if held else '-'} ({len(held)} of {len(simulated)}) | "
+                  f"{statistics.median(skews) * 1e3:+.2f} | "
                   f"{statistics.median(run.share for run in real_runs[t]):.2f} | "
                   f"{statistics.median(run.speed for run in real_runs[t]):.2f} | "
                   f"{f'{sum(same)} of {len(same)} | {sum(same_threads)}' if same else '(libomp) | '} | "
                   f"{statistics.median(program_time[t]):.4f} |")
-        return ratios
+            if args.runs:
+                for run, m, s in zip(real_runs[t], measured[t], simulated):
+                    slicing = "slices %.1f/%.1f ms" % tuple(x * 1e3 for x in run.slicing) if run.slicing else ""
+                    print(f"|   run | {m:.4f} | {s:.4f} | {s / m:.2f} | {'held' if run.held else 'unsteady'} | "
+                          f"{run.skew * 1e3:+.2f} | {run.share:.2f} | {run.speed:.2f} | {slicing} | | |")
+        unsteady = sum(1 for t in TECHNIQUES for run in real_runs[t] if not run.held)
+        print(f"\nRuns around which this machine's speed changed: {unsteady} of {args.reps * len(TECHNIQUES)}.")
+        return ratios, held_ratios, unsteady
 
 
 def first_loop(path):
@@ -203,13 +239,29 @@ def first_loop(path):
 
 
 def memory_share(alone, beside):
-    """selfsched-sim's --memory for the two workers of this machine: an
-    iteration's time with both threads busy over twice its time alone (the
-    mean over the loop of each recording), at most 1."""
-    def per_iteration(path):
-        loop = first_loop(path)
-        return sum(thread["busy_s"] for thread in loop["threads"]) / loop["n"]
-    return min(1.0, per_iteration(beside) / (2 * per_iteration(alone)))
+    """selfsched-sim's --memory for the two workers of this machine: thread
+    0's iterations beside a second busy thread over twice their time alone
+    (the same CPU: what the second thread's share of memory adds), at most 1."""
+    return min(1.0, 1 / (2 * thread_speed(alone, beside, 0)))
+
+
+def cpu_speed(alone, beside):
+    """Thread 1's CPU's speed, as a fraction of thread 0's: their speeds
+    beside each other (which share the memory's slowdown) over their
+    iterations' times alone on thread 0's CPU. This VM's two CPUs are not
+    always as fast as each other."""
+    return thread_speed(alone, beside, 1) / thread_speed(alone, beside, 0)
+
+
+def steady(alone, beside, after):
+    """Whether this machine kept its speed over a run and its recordings:
+    each thread's speed in the two-thread recordings before and after it
+    within 10%, and thread 0 not faster beside a second thread than alone
+    (10% allowed). This VM's speed for a memory-bound loop moves between
+    levels about 1.6x apart, each CPU on its own, often within a few hundred
+    ms, and a run's costs are only known if it held."""
+    return thread_speed(alone, beside, 0) <= 1.10 and all(
+        abs(thread_speed(alone, after, k) / thread_speed(alone, beside, k) - 1) <= 0.10 for k in (0, 1))
 
 
 def iteration_times(path):
@@ -217,14 +269,14 @@ def iteration_times(path):
     return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in first_loop(path)["chunks"]}
 
 
-def thread_speed(beside, slowed, thread):
-    """A thread's speed in a scenario: the time its iterations took in the
-    2-thread recording without the scenario over the time they took with it
-    (both under ss: one iteration a chunk, both threads busy)."""
-    plain, with_scenario = iteration_times(beside), iteration_times(slowed)
-    mine = [i for i, (who, _) in with_scenario.items() if who == thread]
-    took = sum(with_scenario[i][1] for i in mine)
-    return sum(plain[i][1] for i in mine) / took if took > 0 else 1.0
+def thread_speed(plain, other, thread):
+    """A thread's speed in one recording against another (both under ss: one
+    iteration a chunk): the time its iterations took in `plain` over the
+    time they took in `other`."""
+    times, with_other = iteration_times(plain), iteration_times(other)
+    mine = [i for i, (who, _) in with_other.items() if who == thread]
+    took = sum(with_other[i][1] for i in mine)
+    return sum(times[i][1] for i in mine) / took if took > 0 else 1.0
 
 
 def slices(beside, slowed, thread):
@@ -246,19 +298,19 @@ def slices(beside, slowed, thread):
 
 def workers(scenario, run):
     """selfsched-sim's options for the two workers of a real run: beside the
-    busy process, thread 1 in time slices as recorded, its first slice when
-    the real thread 1 began (so that a thread that started a slice late gets
-    its lost time back as the kernel gives it); otherwise, and where the
-    start is not known (libomp's own static leaves no profile), thread 1 at
-    its recorded speed, starting when it did. The two share one memory."""
+    busy process, thread 1 in time slices as recorded, at its CPU's speed,
+    its first slice when the real thread 1 began (so that a thread that
+    started a slice late gets its lost time back as the kernel gives it);
+    otherwise, and where the start is not known (libomp's own static leaves
+    no profile), thread 1 at its recorded speed, starting when it did. The
+    two share one memory."""
     options = ["--node-workers", "2"]
-    if scenario != "dedicated":
-        if run.slicing is not None and run.chunks is not None:
-            on, stopped = run.slicing
-            start = max(run.skew, 0.0)
-            return options + ["--timeshare", f"1:{on:.6f}:{max(stopped, start):.6f}:{start:.6f}"] + late(min(run.skew, 0))
-        options += ["--speeds", f"1:{run.speed:.4f}"]
-    return options + late(run.skew)
+    if scenario == "nondedicated" and run.slicing is not None and run.chunks is not None:
+        on, stopped = run.slicing
+        start = max(run.skew, 0.0)
+        return options + ["--speeds", f"1:{run.cpu:.4f}",
+                          "--timeshare", f"1:{on:.6f}:{max(stopped, start):.6f}:{start:.6f}"] + late(min(run.skew, 0))
+    return options + ["--speeds", f"1:{run.speed:.4f}"] + late(run.skew)
 
 
 def late(skew):
