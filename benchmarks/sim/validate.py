@@ -172,20 +172,21 @@ def validate(args, cpus, command, scenario):
                                                     for name in ("costs", "beside", "after", "slowed"))
                     quiet_recording(costs, "1", "{%d}" % cpus[0])
                     quiet_recording(beside, "2", env["OMP_PLACES"])
-                    share, cpu = memory_share(costs, beside), cpu_speed(costs, beside)
+                    before = speeds_beside(costs, beside)
+                    share, cpu = memory_share(before), cpu_speed(before)
                     speed, slicing = cpu, None
                     if scenario != "dedicated":  # thread 1's speed in the scenario, under ss as `beside`
                         subprocess.run(program, env=dict(run_env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=slowed,
                                                          SELFSCHED_PROFILE_CHUNKS="1"),
                                        check=True, stdout=subprocess.DEVNULL)
-                        speed = thread_speed(costs, slowed, 1) / thread_speed(costs, beside, 0)
+                        speed = thread_speed(costs, slowed, 1) / before[0]
                         if scenario == "nondedicated":
                             slicing = slices(beside, slowed, 1)
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
                     quiet_recording(after, "2", env["OMP_PLACES"])
-                    held = steady(costs, beside, after)
+                    held = steady(before, speeds_beside(costs, after))
                     skew, makespan, chunks = from_profile(profile)
                     if makespan is None:  # libomp ran the loop: its slowest thread's time in the loop
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
@@ -238,30 +239,36 @@ def first_loop(path):
     return sites[0]["loops"][0] if sites else None
 
 
-def memory_share(alone, beside):
+def speeds_beside(alone, beside):
+    """Threads 0 and 1's speeds in a two-thread recording against the
+    one-thread recording `alone` (thread 0's CPU): what the memory share,
+    thread 1's CPU's speed and steady() are read from."""
+    return thread_speed(alone, beside, 0), thread_speed(alone, beside, 1)
+
+
+def memory_share(speeds):
     """selfsched-sim's --memory for the two workers of this machine: thread
     0's iterations beside a second busy thread over twice their time alone
     (the same CPU: what the second thread's share of memory adds), at most 1."""
-    return min(1.0, 1 / (2 * thread_speed(alone, beside, 0)))
+    return min(1.0, 1 / (2 * speeds[0]))
 
 
-def cpu_speed(alone, beside):
+def cpu_speed(speeds):
     """Thread 1's CPU's speed, as a fraction of thread 0's: their speeds
     beside each other (which share the memory's slowdown) over their
     iterations' times alone on thread 0's CPU. This VM's two CPUs are not
     always as fast as each other."""
-    return thread_speed(alone, beside, 1) / thread_speed(alone, beside, 0)
+    return speeds[1] / speeds[0]
 
 
-def steady(alone, beside, after):
-    """Whether this machine kept its speed over a run and its recordings:
-    each thread's speed in the two-thread recordings before and after it
-    within 10%, and thread 0 not faster beside a second thread than alone
-    (10% allowed). This VM's speed for a memory-bound loop moves between
-    levels about 1.6x apart, each CPU on its own, often within a few hundred
-    ms, and a run's costs are only known if it held."""
-    return thread_speed(alone, beside, 0) <= 1.10 and all(
-        abs(thread_speed(alone, after, k) / thread_speed(alone, beside, k) - 1) <= 0.10 for k in (0, 1))
+def steady(before, after):
+    """Whether this machine kept its speed over a run and its recordings
+    (speeds_beside() of the two-thread recordings before and after it):
+    each thread's speed within 10%, and thread 0 not faster beside a second
+    thread than alone (10% allowed). This VM's speed for a memory-bound loop
+    moves between levels about 1.6x apart, each CPU on its own, often within
+    a few hundred ms, and a run's costs are only known if it held."""
+    return before[0] <= 1.10 and all(abs(later / earlier - 1) <= 0.10 for earlier, later in zip(before, after))
 
 
 def iteration_times(path):
