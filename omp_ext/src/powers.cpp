@@ -115,6 +115,10 @@ std::vector<double> thread_powers(const team_placement& placement, int team_size
   return powers;
 }
 
+void find_machine_powers() {
+  if (current_settings().weights.empty()) machine_powers();
+}
+
 std::string powers_source() {
   return current_settings().weights.empty() ? machine_powers().source : "SELFSCHED_WEIGHTS";
 }

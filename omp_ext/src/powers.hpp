@@ -25,6 +25,11 @@ class team_placement;
 // in the team's first region) gets the mean VP of the usable cores.
 std::vector<double> thread_powers(const team_placement& placement, int team_size);
 
+// Finds this machine's powers now (the SIA file and hwloc's topology:
+// milliseconds, once per process) unless SELFSCHED_WEIGHTS gives them, so
+// that the first loop that reads them does not wait for them with its team.
+void find_machine_powers();
+
 // Where the powers come from ("SELFSCHED_WEIGHTS", "SIA file ...", "hwloc CPU
 // kinds (...)", "equal ..."), for the profile and SELFSCHED_VERBOSE.
 std::string powers_source();

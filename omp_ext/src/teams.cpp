@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "placement.hpp"
+#include "powers.hpp"
 #include "schedule_choice.hpp"
 #include "spin.hpp"
 #include "tsan.hpp"
@@ -396,6 +397,11 @@ void selfsched::omp::chain_tool_libraries() {
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
 extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {
   selfsched::omp::display_settings_if_asked();  // libomp starts here, once per process
+  // A technique in force that reads the threads' powers finds them now, as
+  // libomp starts (the topology takes milliseconds), not in its first loop
+  // with the whole team waiting. Processes without OpenMP never get here.
+  const selfsched::omp::active_schedule* technique = selfsched::omp::active_technique();
+  if (technique != nullptr && technique->reads_placement) selfsched::omp::find_machine_powers();
   static ompt_start_tool_result_t result{selfsched::omp::initialize_tool, selfsched::omp::finalize_tool, {}};
   return &result;
 }

@@ -20,6 +20,21 @@ foreach(schedule fss w-gss,4 tss-80 "nonmonotonic:gss" awf-b af dtss css,10)
   endif()
 endforeach()
 
+# A technique that reads the threads' powers finds them (the topology:
+# milliseconds) as libomp starts, not in its first loop with the team
+# waiting: SELFSCHED_VERBOSE names the powers before that loop. A fixed
+# technique never looks for them.
+run_plain(out err OMP_SCHEDULE=af SELFSCHED_VERBOSE=1)
+string(FIND "${err}" "thread powers:" powers_at)
+string(FIND "${err}" "served by af" loop_at)
+if(powers_at EQUAL -1 OR loop_at EQUAL -1 OR NOT powers_at LESS loop_at)
+  message(FATAL_ERROR "OMP_SCHEDULE=af: the powers must be found before its first loop starts:\n${err}")
+endif()
+run_plain(out err OMP_SCHEDULE=fss SELFSCHED_VERBOSE=1)
+if(err MATCHES "thread powers:" OR NOT err MATCHES "served by fss")
+  message(FATAL_ERROR "OMP_SCHEDULE=fss: its loop is served without looking for the powers:\n${err}")
+endif()
+
 # Every symbol bound at load (LD_BIND_NOW, or a runtime linked -z now, as
 # hardened distributions build them): served, and nothing said. (An IFUNC
 # among our entry points would make glibc print "Relink ... for IFUNC
