@@ -189,6 +189,15 @@ void load(cache& c) {
 
 }  // namespace
 
+void read_auto_cache() {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+  } catch (const std::exception&) {  // allocation failure: auto runs without the cache
+  }
+}
+
 bool seed_from_auto_cache(site_state& state, loop_site site) {
   try {
     cache& c = the_cache();

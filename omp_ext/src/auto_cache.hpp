@@ -9,7 +9,8 @@
 //    "binaries": {"<build id>": {"used": <unix seconds>,
 //                 "sites": {"0x1a2b": {"threads": 2, "team_rate": 1.5e7, "runs": 3,
 //                                      "estimates": [[busy_s, iterations, claim_s, largest_chunk], ...]}}}}}
-// Read once per process, at the first auto loop; written at exit, merged
+// Read once per process, as libomp starts when the technique in force is
+// auto, else at the first auto loop; written at exit, merged
 // with what the file holds then (processes that share it lose at most an
 // update, never the file). Bounded: the 64 binaries used last, 256 sites
 // each. A bad file is named once and ignored (and replaced at exit).
@@ -20,6 +21,10 @@
 namespace selfsched::omp {
 
 struct site_state;
+
+// Reads the file now (once per process; a large one takes milliseconds),
+// so that the first auto loop does not wait for it with its team.
+void read_auto_cache();
 
 // Seeds a new site's auto estimates from the cache (once per site, under
 // the caller's care); true when something was found.

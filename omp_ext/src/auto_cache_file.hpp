@@ -1,5 +1,5 @@
 // The auto cache's file format (auto_cache.hpp has the layout), checked
-// field by field: what auto_cache.cpp reads at the first auto loop, apart
+// field by field: what auto_cache.cpp reads once per process, apart
 // from the process so that it can be tested and fuzzed on its own.
 #pragma once
 

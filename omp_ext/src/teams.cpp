@@ -14,9 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "auto_cache.hpp"
 #include "placement.hpp"
 #include "powers.hpp"
 #include "schedule_choice.hpp"
+#include "selfsched/core/registry.hpp"
 #include "spin.hpp"
 #include "tsan.hpp"
 
@@ -397,11 +399,13 @@ void selfsched::omp::chain_tool_libraries() {
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
 extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {
   selfsched::omp::display_settings_if_asked();  // libomp starts here, once per process
-  // A technique in force that reads the threads' powers finds them now, as
-  // libomp starts (the topology takes milliseconds), not in its first loop
-  // with the whole team waiting. Processes without OpenMP never get here.
+  // What the technique in force would read in its first loop, with the
+  // whole team waiting, is read now, as libomp starts: the threads' powers
+  // (hwloc's topology) and auto's cache, milliseconds each. Processes
+  // without OpenMP never get here.
   const selfsched::omp::active_schedule* technique = selfsched::omp::active_technique();
   if (technique != nullptr && technique->reads_placement) selfsched::omp::find_machine_powers();
+  if (technique != nullptr && technique->spec.base->self_tuning) selfsched::omp::read_auto_cache();
   static ompt_start_tool_result_t result{selfsched::omp::initialize_tool, selfsched::omp::finalize_tool, {}};
   return &result;
 }
