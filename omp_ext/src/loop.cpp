@@ -35,7 +35,7 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.seed = s.seed;
   // Fixed techniques and auto (which measures) ignore powers; the profile
   // reports them. Found once per process (the topology: milliseconds), as
-  // libomp starts when the technique in force reads them (teams.cpp).
+  // the runtime starts when the technique in force reads them (teams.cpp).
   if (technique.reads_placement) lp.powers = thread_powers(placement, team_size);
   return lp;
 }

@@ -25,6 +25,16 @@ if(NOT out MATCHES "wrong=0" OR NOT err MATCHES "served by awf-b")
   message(FATAL_ERROR "OMP_SCHEDULE=awf-b, preloaded gcc program: ${out}\n${err}")
 endif()
 
+# A technique that reads the threads' powers finds them (the topology:
+# milliseconds) as libgomp starts its first region, not in its first loop
+# with the team waiting: SELFSCHED_VERBOSE names the powers before that loop.
+run_preloaded(out err OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=af SELFSCHED_VERBOSE=1 ${BIN}/plain_program_c 20000)
+string(FIND "${err}" "thread powers:" powers_at)
+string(FIND "${err}" "served by af" loop_at)
+if(NOT out MATCHES "wrong=0" OR powers_at EQUAL -1 OR loop_at EQUAL -1 OR NOT powers_at LESS loop_at)
+  message(FATAL_ERROR "SELFSCHED_SCHEDULE=af, gcc program: the powers must be found before its first loop:\n${out}\n${err}")
+endif()
+
 # SELFSCHED_DISPLAY_ENV names the runtime and says its loops come to selfsched.
 run_preloaded(out err OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=gss SELFSCHED_DISPLAY_ENV=true ${BIN}/plain_program_c 1000)
 if(NOT err MATCHES "active technique for schedule\\(runtime\\) = 'gss'" OR
