@@ -57,6 +57,10 @@ bool is_fixed(const schedule_spec& spec) {
          !spec.alpha_auto;
 }
 
+bool weighs_askers(const schedule_spec& spec) {
+  return spec.weighted || spec.base->kind == technique_kind::weighted;
+}
+
 iter_t clamp_chunk(iter_t wanted, iter_t remaining, const loop_params& lp) {
   iter_t size = std::max(wanted, lp.min_chunk);
   if (lp.max_chunk > 0) size = std::min(size, lp.max_chunk);

@@ -86,7 +86,7 @@ std::shared_ptr<const chunk_plan> shared_plan(team_state& team, const plan_key& 
   slot.next_step.store(0, std::memory_order_relaxed);
   slot.finished.store(0, std::memory_order_relaxed);
   slot.adaptive = technique.spec.base->kind == technique_kind::adaptive;
-  slot.uses_queue = technique.spec.weighted || technique.spec.base->kind == technique_kind::weighted;
+  slot.uses_queue = weighs_askers(technique.spec);
   slot.serial.reset();
   // Plain auto: every thread times its own claims. A decorated auto (w-auto,
   // auto-80, s-auto) and outer-chunk loops run the sequential technique

@@ -60,10 +60,10 @@ void take_reading(run_queues& q, std::int64_t now) {
 
 }  // namespace
 
-// Set up when the library loads (startup.cpp); the first reading is taken by
-// the first claim that needs Q (its team mates wait for it), not here: a
-// library preloaded into every process of a job (shells, launchers) must not
-// walk /proc in each of them.
+// Set up when the library loads (startup.cpp); the first reading is taken as
+// the runtime starts or by the first claim that needs Q, not here: a library
+// preloaded into every process of a job (shells, launchers) must not walk
+// /proc in each of them.
 void set_up_run_queues() {
   run_queues& q = machine_queues;
   const settings& s = current_settings();
@@ -93,6 +93,14 @@ namespace {
 }
 
 }  // namespace
+
+void take_first_run_queue_reading() {
+  run_queues& q = machine_queues;
+  if (q.first_done.load(std::memory_order_acquire) || q.reading.exchange(true, std::memory_order_acquire)) return;
+  take_reading(q, now_ns());
+  q.have_reading = false;
+  q.reading.store(false, std::memory_order_release);
+}
 
 double run_queue_length(std::int64_t now) {
   run_queues& q = machine_queues;

@@ -18,8 +18,10 @@
 #include "auto_cache.hpp"
 #include "placement.hpp"
 #include "powers.hpp"
+#include "runqueue.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
+#include "selfsched/core/scheduler.hpp"
 #include "spin.hpp"
 #include "tsan.hpp"
 
@@ -257,14 +259,15 @@ membership* detail::first_membership() {
 
 // What the technique in force would read in its first loop, with the
 // whole team waiting, read once as the runtime starts (libomp: its tool
-// start; libgomp: the first region): the threads' powers (hwloc's topology)
-// and auto's cache, milliseconds each. Processes without OpenMP never get
+// start; libgomp: the first region): the threads' powers (hwloc's topology),
+// the first reading of the run queues and auto's cache, milliseconds each. Processes without OpenMP never get
 // here.
 namespace {
 void read_what_loops_need() {
   const active_schedule* technique = active_technique();
   if (technique == nullptr) return;
   if (technique->reads_placement) find_machine_powers();
+  if (weighs_askers(technique->spec)) take_first_run_queue_reading();
   if (technique->spec.base->self_tuning) read_auto_cache();
 }
 }  // namespace

@@ -100,7 +100,7 @@ void set_up_team(selfsched_wavefront_t& w, int team_size) {
   const iter_t sync_points = w.sync_points > 0 ? w.sync_points : configured > 0 ? configured : 3 * iter_t{team_size};
   w.plan = plan_wavefront(w.problem, sync_points).plan;  // legal: prepare checked it
   w.lp.p = team_size;
-  const bool weighted = w.spec.weighted || w.spec.base->kind == technique_kind::weighted;
+  const bool weighted = weighs_askers(w.spec);
   if (weighted || w.spec.alpha_percent > 0 || w.spec.alpha_auto) {
     static const team_placement unknown_placement;
     const membership* m = current_membership();

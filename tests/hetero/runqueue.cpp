@@ -4,6 +4,9 @@
 // that CPU and one to another, and runs its first loop. The profile's mean Q
 // over that loop, which starts right after the library loads, must read the
 // shared CPU as about 2 ([1.6, 2.4]) and the idle one as 1 ([0.9, 1.2]).
+// The technique is set by the program (selfsched_set_schedule: Q is first
+// read by the loop's first claim) or, with --from-environment, in
+// OMP_SCHEDULE (Q is first read as libomp starts, before the loop).
 //
 // The machine is shared and noisy (other users' tasks queue on either CPU
 // now and then, and count in Q as they should): each of up to eight
@@ -35,7 +38,7 @@ constexpr int quiet_wait_budget_ms = 60'000;
 // The measured program: the binding check (a parallel region, no loop), then
 // the program's first loop, about 2 ms of work per thread in chunks of one
 // iteration, so that every Q in the profile is read in the first few ms.
-int first_loop(const char* profile, int cpu0, int cpu1) {
+int first_loop(const char* profile, int cpu0, int cpu1, bool from_environment) {
   const hetero::team_binding binding = hetero::bind_check(2);
   if (!binding.problem.empty()) {
     std::printf("FAIL: %s\n", binding.problem.c_str());
@@ -46,7 +49,7 @@ int first_loop(const char* profile, int cpu0, int cpu1) {
                 binding.cpus[1]);
     return 1;
   }
-  selfsched_set_schedule("w-css,1", 0);
+  if (!from_environment) selfsched_set_schedule("w-css,1", 0);
   double sink = 0;
 #pragma omp parallel for schedule(runtime) num_threads(2) reduction(+ : sink)
   for (long i = 0; i < 64; ++i) {
@@ -63,7 +66,7 @@ int first_loop(const char* profile, int cpu0, int cpu1) {
 
 // Runs this program as `--first-loop` with two threads on {cpu0},{cpu1};
 // its exit status.
-int run_first_loop(const char* self, const char* profile, int cpu0, int cpu1) {
+int run_first_loop(const char* self, const char* profile, int cpu0, int cpu1, bool from_environment) {
   const pid_t pid = fork();
   if (pid == 0) {
     const std::string places = "{" + std::to_string(cpu0) + "},{" + std::to_string(cpu1) + "}";
@@ -71,8 +74,10 @@ int run_first_loop(const char* self, const char* profile, int cpu0, int cpu1) {
     setenv("OMP_PROC_BIND", "true", 1);
     setenv("OMP_NUM_THREADS", "2", 1);
     setenv("SELFSCHED_PROFILE", profile, 1);  // profiling on from the start (written again at exit)
+    if (from_environment) setenv("OMP_SCHEDULE", "w-css,1", 1);
     const std::string c0 = std::to_string(cpu0), c1 = std::to_string(cpu1);
-    execl(self, self, "--first-loop", profile, c0.c_str(), c1.c_str(), static_cast<char*>(nullptr));
+    execl(self, self, "--first-loop", profile, c0.c_str(), c1.c_str(), from_environment ? "env" : "program",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;
@@ -83,9 +88,11 @@ int run_first_loop(const char* self, const char* profile, int cpu0, int cpu1) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 5 && std::string(argv[1]) == "--first-loop") return first_loop(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s out.json\n", argv[0]);
+  if (argc == 6 && std::string(argv[1]) == "--first-loop")
+    return first_loop(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::string(argv[5]) == "env");
+  const bool from_environment = argc == 3 && std::string(argv[2]) == "--from-environment";
+  if (argc != 2 && !from_environment) {
+    std::fprintf(stderr, "usage: %s out.json [--from-environment]\n", argv[0]);
     return 2;
   }
   const hetero::cpu_pair cpus = hetero::two_cpus();
@@ -104,7 +111,7 @@ int main(int argc, char** argv) {
       std::printf("skipped: cannot pin a process to cpu %d\n", shared);
       return skipped;
     }
-    const int status = run_first_loop("/proc/self/exe", argv[1], idle, shared);
+    const int status = run_first_loop("/proc/self/exe", argv[1], idle, shared, from_environment);
     const int runnable = hetero::machine_runnable();
     hetero::stop(competitor);
     if (status != 0) {

@@ -26,6 +26,11 @@ technique_ptr make_schedule(const schedule_spec& spec, const loop_params& lp);
 // can serve it with one fetch-and-add per claim.
 bool is_fixed(const schedule_spec& spec);
 
+// Does a chunk depend on who asks, through the asker's power A_k = VP_k / Q_k
+// (mechanism W, or a weighted technique: seed 000 eq. 2)? Then a binding
+// measures each thread's run queue Q_k.
+bool weighs_askers(const schedule_spec& spec);
+
 // The rule every binding applies to what a technique asks for: at least
 // min_chunk, at most max_chunk (if set), never more than what remains, never 0.
 iter_t clamp_chunk(iter_t wanted, iter_t remaining, const loop_params& lp);
