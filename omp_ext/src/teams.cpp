@@ -257,11 +257,11 @@ membership* detail::first_membership() {
   return current_membership();
 }
 
-// What the technique in force would read in its first loop, with the
-// whole team waiting, read once as the runtime starts (libomp: its tool
-// start; libgomp: the first region): the threads' powers (hwloc's topology),
-// the first reading of the run queues and auto's cache, milliseconds each. Processes without OpenMP never get
-// here.
+// What the technique in force would read in its first loop, with the whole
+// team waiting, read once as the runtime starts (libomp: its tool start;
+// libgomp: the first region): the threads' powers (hwloc's topology), the
+// first reading of the run queues and auto's cache, milliseconds each.
+// Processes without OpenMP never get here.
 namespace {
 void read_what_loops_need() {
   const active_schedule* technique = active_technique();
