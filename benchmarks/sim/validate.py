@@ -12,8 +12,8 @@ the per-iteration costs; two threads give the memory share (selfsched-sim
 their time alone; a loop that streams memory costs more per iteration
 beside a second thread) and thread 1's CPU's speed against thread 0's;
 two threads in the scenario give thread 1's speed in it. A fourth
-recording follows the run: two threads again. This VM's speed for a
-memory-bound loop moves between levels about 1.6x apart, each CPU on its
+recording follows the run: two threads again. This VM's speed for the
+matrix product's loop moves between levels about 1.6x apart, each CPU on its
 own, often within a few hundred ms; where a thread's speed in the two-thread
 recordings before and after the run is more than 10% apart, or thread 0
 ran faster beside thread 1 than alone, the speed changed around the run
@@ -265,7 +265,7 @@ def steady(before, after):
     """Whether this machine kept its speed over a run and its recordings
     (speeds_beside() of the two-thread recordings before and after it):
     each thread's speed within 10%, and thread 0 not faster beside a second
-    thread than alone (10% allowed). This VM's speed for a memory-bound loop
+    thread than alone (10% allowed). This VM's speed for the matrix product
     moves between levels about 1.6x apart, each CPU on its own, often within
     a few hundred ms, and a run's costs are only known if it held."""
     return before[0] <= 1.10 and all(abs(later / earlier - 1) <= 0.10 for earlier, later in zip(before, after))
