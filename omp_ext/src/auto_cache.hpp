@@ -9,8 +9,8 @@
 //    "binaries": {"<build id>": {"used": <unix seconds>,
 //                 "sites": {"0x1a2b": {"threads": 2, "team_rate": 1.5e7, "runs": 3,
 //                                      "estimates": [[busy_s, iterations, claim_s, largest_chunk], ...]}}}}}
-// Read once per process, as the runtime starts when the technique in force is
-// auto, else at the first auto loop; written at exit, merged
+// Read once per process, when auto comes into force (read_what_loops_need,
+// teams.hpp), else at the first auto loop; written at exit, merged
 // with what the file holds then (processes that share it lose at most an
 // update, never the file). Bounded: the 64 binaries used last, 256 sites
 // each. A bad file is named once and ignored (and replaced at exit).

@@ -332,6 +332,7 @@ void omp_set_schedule(int kind, int chunk) {
     so::parse_technique("auto", chunk > 1 ? chunk : 0, "omp_set_schedule", technique);
   if (technique != nullptr) {
     so::set_task_technique(technique);
+    so::read_what_loops_need(technique);
     return;
   }
   so::set_task_technique(nullptr);
@@ -372,9 +373,13 @@ void omp_get_schedule_8_(int* kind, std::int64_t* chunk) {
 int selfsched_set_schedule(const char* name, long chunk) {
   const so::active_schedule* technique = nullptr;
   if (!so::parse_technique(name, chunk, "selfsched_set_schedule", technique)) return -1;
-  if (so::runtime_hooks_in_use()) return so::set_runtime_schedule(technique) ? 0 : -1;
-  if (technique != nullptr && !so::loops_reach_selfsched("selfsched_set_schedule", name)) return -1;
-  so::set_task_technique(technique);
+  if (so::runtime_hooks_in_use()) {
+    if (!so::set_runtime_schedule(technique)) return -1;
+  } else {
+    if (technique != nullptr && !so::loops_reach_selfsched("selfsched_set_schedule", name)) return -1;
+    so::set_task_technique(technique);
+  }
+  so::read_what_loops_need(technique);
   return 0;
 }
 

@@ -34,8 +34,8 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.overhead = s.overhead;
   lp.seed = s.seed;
   // Fixed techniques and auto (which measures) ignore powers; the profile
-  // reports them. Found once per process (the topology: milliseconds), as
-  // the runtime starts when the technique in force reads them (teams.cpp).
+  // reports them. Found once per process (the topology: milliseconds), when
+  // the technique comes into force (read_what_loops_need, teams.hpp).
   if (technique.reads_placement) lp.powers = thread_powers(placement, team_size);
   return lp;
 }

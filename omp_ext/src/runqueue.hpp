@@ -7,9 +7,9 @@
 // other processes on the CPU the thread runs on now
 // (count_other_runnable_tasks in platform.hpp). This process's own threads
 // never count, so a thread's waits at a barrier or for a chunk, and its team
-// mates' spinning, are not load. The first reading is taken as the runtime
-// starts when the technique in force reads Q (take_first_run_queue_reading),
-// else by the first claim that needs Q (its team mates wait for it), so Q is
+// mates' spinning, are not load. The first reading is taken when a technique
+// that reads Q comes into force (take_first_run_queue_reading), else by the
+// first claim that needs Q (its team mates wait for it), so Q is
 // right at a thread's first chunk of the program's first loop, and a process
 // that never needs Q never walks /proc.
 //
@@ -36,8 +36,8 @@ namespace selfsched::omp {
 // SELFSCHED_RUNQUEUE=false or /proc cannot be read.
 double run_queue_length(std::int64_t now);
 
-// The first reading, taken as the runtime starts when the technique in force
-// reads Q (teams.cpp), so that its first loop does not wait for it; the next
+// The first reading, taken when a technique that reads Q comes into force
+// (read_what_loops_need, teams.hpp), so that its first loop does not wait for it; the next
 // reading, whenever a claim finds one due, stands alone again (a loop that
 // starts long after sees its own moment's Q, not the start's faded in).
 void take_first_run_queue_reading();

@@ -7,9 +7,9 @@
 //
 // A preloaded library runs in every process of a job (shells, launchers,
 // compilers): nothing here walks /proc, loads the topology or allocates
-// beyond the settings table; those wait until the process runs OpenMP (as
-// the runtime starts, what the technique in force reads: teams.cpp) or its
-// first loop that needs them.
+// beyond the settings table; those wait until the process runs OpenMP (what
+// a technique's loops read, when it comes into force: read_what_loops_need,
+// teams.hpp) or its first loop that needs them.
 // At exit, the profile and the auto cache are written by atexit handlers
 // registered when they are first used (profile.cpp, auto_cache.cpp), and an
 // unserved runtime is reported (runtimes.cpp).

@@ -257,28 +257,21 @@ membership* detail::first_membership() {
   return current_membership();
 }
 
-// What the technique in force would read in its first loop, with the whole
-// team waiting, read once as the runtime starts (libomp: its tool start;
-// libgomp: the first region): the threads' powers (hwloc's topology), the
-// first reading of the run queues and auto's cache, milliseconds each.
-// Processes without OpenMP never get here.
-namespace {
-void read_what_loops_need() {
-  const active_schedule* technique = active_technique();
+void read_what_loops_need(const active_schedule* technique) {
   if (technique == nullptr) return;
   if (technique->reads_placement) find_machine_powers();
   if (weighs_askers(technique->spec)) take_first_run_queue_reading();
   if (technique->spec.base->self_tuning) read_auto_cache();
 }
-}  // namespace
 
 bool teams_tracked() { return tool_started || reported_by_runtime; }
 
 void follow_regions_without_ompt() { reported_by_runtime = true; }
 
 team_state* open_region(unsigned requested_threads) {
+  // libgomp starts (it has no tool start): as in ompt_start_tool below.
   static std::once_flag runtime_started;
-  std::call_once(runtime_started, read_what_loops_need);
+  std::call_once(runtime_started, [] { read_what_loops_need(active_technique()); });
   thread_context& t = context();
   team_state& team = begin_region(t, requested_threads, false).team;
   // Members other than this thread start from depth 0 (a runtime's worker
@@ -419,7 +412,8 @@ void selfsched::omp::chain_tool_libraries() {
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
 extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) {
   selfsched::omp::display_settings_if_asked();  // libomp starts here, once per process
-  selfsched::omp::read_what_loops_need();
+  // The technique in force reads what its first loop would wait for now.
+  selfsched::omp::read_what_loops_need(selfsched::omp::active_technique());
   static ompt_start_tool_result_t result{selfsched::omp::initialize_tool, selfsched::omp::finalize_tool, {}};
   return &result;
 }

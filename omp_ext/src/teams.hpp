@@ -55,6 +55,15 @@ const active_schedule* technique_in_force(const membership& m);
 void set_task_technique(const active_schedule* technique);
 const active_schedule* task_technique();
 
+// What `technique`'s first loop would otherwise read with its whole team
+// waiting, read now, once per process (each step keeps what it read): the
+// threads' powers (hwloc's topology), the first reading of the run queues,
+// auto's cache; milliseconds each. Done as the runtime starts for the
+// technique in force (libomp: ompt_start_tool; libgomp: the first region)
+// and when code chooses a technique (omp_set_schedule,
+// selfsched_set_schedule), so that processes without OpenMP never do it.
+void read_what_loops_need(const active_schedule* technique);
+
 // Start-up step (startup.cpp): the OMPT tools libomp would have started
 // (one the program links, else OMP_TOOL_LIBRARIES) become our tool's
 // clients, through SELFSCHED_TOOL_LIBRARIES.

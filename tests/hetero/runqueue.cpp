@@ -5,8 +5,9 @@
 // over that loop, which starts right after the library loads, must read the
 // shared CPU as about 2 ([1.6, 2.4]) and the idle one as 1 ([0.9, 1.2]).
 // The technique is set by the program (selfsched_set_schedule: Q is first
-// read by the loop's first claim) or, with --from-environment, in
-// OMP_SCHEDULE (Q is first read as libomp starts, before the loop).
+// read there) or, with --from-environment, in OMP_SCHEDULE (Q is first read
+// as libomp starts); either way before the loop, and Q must still be right
+// at its first chunks.
 //
 // The machine is shared and noisy (other users' tasks queue on either CPU
 // now and then, and count in Q as they should): each of up to eight
