@@ -172,21 +172,22 @@ def validate(args, cpus, command, scenario):
                                                     for name in ("costs", "beside", "after", "slowed"))
                     quiet_recording(costs, "1", "{%d}" % cpus[0])
                     quiet_recording(beside, "2", env["OMP_PLACES"])
-                    before = speeds_beside(costs, beside)
+                    alone, beside_times = iteration_times(costs), iteration_times(beside)  # each read once
+                    before = speeds_beside(alone, beside_times)
                     share, cpu = memory_share(before), cpu_speed(before)
                     speed, slicing = cpu, None
                     if scenario != "dedicated":  # thread 1's speed in the scenario, under ss as `beside`
                         subprocess.run(program, env=dict(run_env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=slowed,
                                                          SELFSCHED_PROFILE_CHUNKS="1"),
                                        check=True, stdout=subprocess.DEVNULL)
-                        speed = thread_speed(costs, slowed, 1) / before[0]
+                        speed = thread_speed(alone, iteration_times(slowed), 1) / before[0]
                         if scenario == "nondedicated":
-                            slicing = slices(beside, slowed, 1)
+                            slicing = slices(beside_times, slowed, 1)
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
                     quiet_recording(after, "2", env["OMP_PLACES"])
-                    held = steady(before, speeds_beside(costs, after))
+                    held = steady(before, speeds_beside(alone, iteration_times(after)))
                     skew, makespan, chunks = from_profile(profile)
                     if makespan is None:  # libomp ran the loop: its slowest thread's time in the loop
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
@@ -241,8 +242,8 @@ def first_loop(path):
 
 def speeds_beside(alone, beside):
     """Threads 0 and 1's speeds in a two-thread recording against the
-    one-thread recording `alone` (thread 0's CPU): what the memory share,
-    thread 1's CPU's speed and steady() are read from."""
+    one-thread recording `alone` (thread 0's CPU), both as iteration_times():
+    what the memory share, thread 1's CPU's speed and steady() are read from."""
     return thread_speed(alone, beside, 0), thread_speed(alone, beside, 1)
 
 
@@ -276,24 +277,23 @@ def iteration_times(path):
     return {c["start"]: (c["thread"], c["end_s"] - c["begin_s"]) for c in first_loop(path)["chunks"]}
 
 
-def thread_speed(plain, other, thread):
+def thread_speed(times, with_other, thread):
     """A thread's speed in one recording against another (both under ss: one
-    iteration a chunk): the time its iterations took in `plain` over the
-    time they took in `other`."""
-    times, with_other = iteration_times(plain), iteration_times(other)
+    iteration a chunk; both as iteration_times()): the time its iterations
+    took in `times` over the time they took in `with_other`."""
     mine = [i for i, (who, _) in with_other.items() if who == thread]
     took = sum(with_other[i][1] for i in mine)
     return sum(times[i][1] for i in mine) / took if took > 0 else 1.0
 
 
-def slices(beside, slowed, thread):
+def slices(plain, slowed, thread):
     """How the kernel shares a thread's CPU with a busy process, from an ss
-    recording in the scenario: (run, stopped) seconds, medians. A stop is
+    recording in the scenario (`slowed`, a path) against one without it
+    (`plain`, as iteration_times()): (run, stopped) seconds, medians. A stop is
     an iteration that took a millisecond or more longer than without the
     scenario; a run, the time from one stop's end to the next one's
     iteration's own end. None if fewer than two stops were seen (slices
     too short to see, or a loop shorter than two)."""
-    plain = iteration_times(beside)
     mine = sorted((c for c in first_loop(slowed)["chunks"] if c["thread"] == thread), key=lambda c: c["begin_s"])
     longer = [(c, c["end_s"] - c["begin_s"] - plain[c["start"]][1]) for c in mine]
     stops = [(c, stopped) for c, stopped in longer if stopped > 1e-3]

@@ -60,10 +60,10 @@ void take_reading(run_queues& q, std::int64_t now) {
 
 }  // namespace
 
-// Set up when the library loads (startup.cpp); the first reading is taken as
-// the runtime starts or by the first claim that needs Q, not here: a library
-// preloaded into every process of a job (shells, launchers) must not walk
-// /proc in each of them.
+// Set up when the library loads (startup.cpp); the first reading is taken
+// when a technique that reads Q comes into force or by the first claim that
+// needs Q, not here: a library preloaded into every process of a job
+// (shells, launchers) must not walk /proc in each of them.
 void set_up_run_queues() {
   run_queues& q = machine_queues;
   const settings& s = current_settings();
