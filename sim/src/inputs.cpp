@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"
@@ -141,6 +143,25 @@ std::vector<std::string> colon_fields(const std::string& text) {
   }
 }
 
+// Recorded time slices: a "BEGIN END" line each, '#' to the line's end a
+// comment; their order is checked with the platform (validate).
+std::vector<std::pair<double, double>> read_slices(const std::string& path, const std::string& form) {
+  std::ifstream in(path);
+  if (!in) throw sim_error(form + "cannot read '" + path + "' (WORKER:FILE, or WORKER:ON:OFF[:START])");
+  std::vector<std::pair<double, double>> slices;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::istringstream fields(line.substr(0, line.find('#')));
+    std::string begin, end, extra;
+    if (!(fields >> begin)) continue;
+    const std::string where = form + path + ":" + std::to_string(number) + ": ";
+    if (!(fields >> end) || (fields >> extra)) throw sim_error(where + "expected BEGIN END (seconds), e.g. 0.004 0.0075");
+    slices.emplace_back(parse_seconds(begin, where + "BEGIN"), parse_seconds(end, where + "END"));
+  }
+  if (slices.empty()) throw sim_error(form + "'" + path + "' lists no slice");
+  return slices;
+}
+
 // A worker number as its option's WORKER field; `form` starts the message.
 int worker_of(const std::string& field, const std::string& form) {
   double worker = 0;
@@ -190,9 +211,14 @@ late_start parse_late_start(const std::string& text) {
 time_share parse_time_share(const std::string& text) {
   const std::vector<std::string> parts = colon_fields(text);
   const std::string form = "time share '" + text + "': ";
-  if (parts.size() != 3 && parts.size() != 4) throw sim_error(form + "expected WORKER:ON:OFF[:START], e.g. 1:4ms:4ms");
+  if (parts.size() < 2 || parts.size() > 4)
+    throw sim_error(form + "expected WORKER:ON:OFF[:START], e.g. 1:4ms:4ms, or WORKER:FILE");
   time_share t;
   t.worker = worker_of(parts[0], form);
+  if (parts.size() == 2) {
+    t.slices = read_slices(parts[1], form);
+    return t;
+  }
   t.on = parse_seconds(parts[1], form + "ON");
   t.off = parse_seconds(parts[2], form + "OFF");
   if (parts.size() == 4) t.start = parse_seconds(parts[3], form + "START");
@@ -263,8 +289,16 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("every worker is lost: nobody is left to finish the loop");
   for (const time_share& t : platform.time_shares) {
     const std::string form = "time share of worker " + std::to_string(t.worker) + ": ";
-    if (!(t.on > 0) || !(t.off >= 0)) throw sim_error(form + "ON must be > 0 and OFF >= 0");
-    if (!(t.start >= 0 && t.start <= t.off)) throw sim_error(form + "START must be in [0, OFF]");
+    if (t.slices.empty() && (!(t.on > 0) || !(t.off >= 0))) throw sim_error(form + "ON must be > 0 and OFF >= 0");
+    if (t.slices.empty() && !(t.start >= 0 && t.start <= t.off)) throw sim_error(form + "START must be in [0, OFF]");
+    for (std::size_t i = 0; i < t.slices.size(); ++i) {
+      const auto [begin, end] = t.slices[i];
+      const double earliest = i == 0 ? 0 : t.slices[i - 1].second;
+      if (!(begin >= earliest && end > begin && std::isfinite(end)))
+        throw sim_error(form + "slice " + std::to_string(i + 1) + " [" + std::to_string(begin) + ", " +
+                        std::to_string(end) + ") must begin at or after " + std::to_string(earliest) +
+                        " (0 or the slice before's end) and end after it begins");
+    }
     const auto same = [&](const auto& other) { return other.worker == t.worker; };
     if (std::count_if(platform.time_shares.begin(), platform.time_shares.end(), same) > 1 ||
         std::any_of(platform.slowdowns.begin(), platform.slowdowns.end(), same))

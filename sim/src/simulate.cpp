@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -50,6 +51,9 @@ namespace sg4 = simgrid::s4u;
 
 namespace selfsched::sim {
 namespace {
+
+// A time-shared worker's time left in its slice once it runs unshared.
+constexpr double kUnshared = std::numeric_limits<double>::infinity();
 
 struct message {
   enum kind { request, answer, batch_request, batch, boundary, lost, finished_note };
@@ -100,7 +104,7 @@ struct world {
     double after = 0;
     for (const late_start& l : platform.late_starts)
       if (l.worker == worker) after = std::max(after, l.after);
-    if (const time_share* t = time_share_of(worker)) after = std::max(after, t->start);  // its first slice
+    if (const time_share* t = time_share_of(worker)) after = std::max(after, first_slice(*t));  // its first slice
     return after;
   }
   // rDLB bookkeeping of a master (or a node master) when worker k asks
@@ -157,10 +161,10 @@ struct world {
       for (const sg4::ExecPtr& e : {computing, traffic})
         if (e) e->start();
       // Until both are done, or a time-shared worker's slice ends.
-      const double until = share != nullptr ? sg4::Engine::get_clock() + until_off(*share) : 0;
+      const double until = share != nullptr ? sg4::Engine::get_clock() + until_off(*share) : kUnshared;
       try {
         for (const sg4::ExecPtr& e : {computing, traffic})
-          if (e && share != nullptr) e->wait_until(until);
+          if (e && until < kUnshared) e->wait_until(until);
           else if (e) e->wait();
       } catch (const simgrid::TimeoutException&) {
       }
@@ -182,24 +186,38 @@ struct world {
       if (t.worker == k) return &t;
     return nullptr;
   }
-  // Which slice of a time-shared worker's began last (-1: none yet), at
-  // `now`: a clock at a slice's start, a rounding error short, is in it.
-  static double slice_of(const time_share& t, double now) {
-    return now < t.start ? -1 : std::floor((now - t.start) / (t.on + t.off) + 1e-9);
+  // Seconds left at `now` of the slice a time-shared worker runs in; 0 when
+  // it is stopped (a slice's last nanosecond counts as over, a clock a
+  // rounding error short of a slice's start is in it); kUnshared after the
+  // last recorded slice.
+  static double until_off(const time_share& t, double now) {
+    double end = 0;
+    if (!t.slices.empty()) {
+      if (now >= t.slices.back().second) return kUnshared;
+      const auto in = std::find_if(t.slices.begin(), t.slices.end(), [now](const auto& s) { return s.second > now; });
+      if (in->first <= now + 1e-9) end = in->second;
+    } else if (now + 1e-9 >= t.start) {
+      end = t.start + std::floor((now - t.start) / (t.on + t.off) + 1e-9) * (t.on + t.off) + t.on;
+    }
+    return end - now > 1e-9 ? end - now : 0;
   }
-  // Seconds left of the slice a time-shared worker runs in now; 0 when it is
-  // stopped (a slice's last nanosecond counts as over).
-  static double until_off(const time_share& t) {
-    const double now = sg4::Engine::get_clock(), slice = slice_of(t, now);
-    const double left = t.start + slice * (t.on + t.off) + t.on - now;
-    return slice >= 0 && left > 1e-9 ? left : 0;
+  static double until_off(const time_share& t) { return until_off(t, sg4::Engine::get_clock()); }
+  // When a stopped time-shared worker's next slice begins, after `now`: by
+  // the regular pattern, or the next recorded one (the last one's end when
+  // none is left: unshared from then).
+  static double next_slice(const time_share& t, double now) {
+    if (t.slices.empty())
+      return now < t.start ? t.start : t.start + (std::floor((now - t.start) / (t.on + t.off)) + 1) * (t.on + t.off);
+    const auto later = std::find_if(t.slices.begin(), t.slices.end(), [now](const auto& s) { return s.first > now; });
+    return later != t.slices.end() ? later->first : std::max(now, t.slices.back().second);
   }
+  static double first_slice(const time_share& t) { return until_off(t, 0) > 0 ? 0 : next_slice(t, 0); }
   // A stopped time-shared worker waits for its next slice (a thread off its
   // core neither computes nor asks).
   void wait_for_slice(int k) const {
     const time_share* t = time_share_of(k);
     if (t == nullptr || until_off(*t) > 0) return;
-    sg4::this_actor::sleep_until(t->start + (slice_of(*t, sg4::Engine::get_clock()) + 1) * (t->on + t->off));
+    sg4::this_actor::sleep_until(next_slice(*t, sg4::Engine::get_clock()));
   }
   double work(const chunk& c) const {
     return prefix[static_cast<std::size_t>(c.start + c.size)] - prefix[static_cast<std::size_t>(c.start)];

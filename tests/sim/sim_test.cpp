@@ -3,9 +3,11 @@
 // iteration runs once under every transport, a 2-worker case matches its
 // hand-computed makespan, and bad input is named.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,14 @@ void expect_each_iteration_once(const result& r, iter_t n, const std::string& wh
     next += c.size;
   }
   EXPECT_EQ(next, n) << what;
+}
+
+// A file of recorded time slices with `text`, in the test's temporary folder.
+std::string slices_file(const std::string& text) {
+  static int files = 0;
+  const std::string path = ::testing::TempDir() + "slices-" + std::to_string(::getpid()) + "-" + std::to_string(files++);
+  std::ofstream(path) << text;
+  return path;
 }
 
 // Given the order in which the simulated workers asked, a fresh core
@@ -267,6 +277,28 @@ TEST(Sim, ATimeSharedWorkerComputesInItsSlices) {
   ASSERT_FALSE(r.chunk_log.empty());
   EXPECT_EQ(r.chunk_log.front().ran_on, 0);
   EXPECT_NEAR(r.chunk_log.front().begin, 0, 1e-12);
+}
+
+// Slices as recorded (parse_time_share's WORKER:FILE): 10 ms of work in
+// slices [1, 2), [4, 6) and [9, 9.5) ms runs 3.5 ms there and the rest, 6.5
+// ms, unshared after the last: it ends at 16 ms. A second worker's slice
+// from 2 ms makes it ask second.
+TEST(Sim, ATimeSharedWorkerComputesInTheSlicesAsRecorded) {
+  platform_spec platform = platform_of(1);
+  platform.latency = 0;
+  platform.time_shares.push_back(parse_time_share("0:" + slices_file("# begin end\n1ms 2ms\n0.004 0.006  # s\n9ms 9.5ms\n")));
+  const run_spec run = with_free_claims(run_of("static", 100, "uniform"));
+  EXPECT_NEAR(simulate(platform, run).makespan, 0.016, 1e-9);
+  platform_spec two = platform_of(2);
+  two.latency = 0;
+  two.time_shares.push_back(parse_time_share("1:" + slices_file("2ms 3ms\n")));
+  const result r = simulate(two, with_free_claims(run_of("gss", 100, "uniform")));
+  ASSERT_FALSE(r.chunk_log.empty());
+  EXPECT_EQ(r.chunk_log.front().ran_on, 0);
+  const auto second = std::find_if(r.chunk_log.begin(), r.chunk_log.end(), [](const auto& c) { return c.ran_on == 1; });
+  ASSERT_NE(second, r.chunk_log.end());
+  EXPECT_NEAR(second->begin, 0.002, 1e-12);
+  expect_each_iteration_once(r, 100, "gss beside recorded slices");
 }
 
 // Memory-bound iterations (platform_spec::memory_share): static gives two
@@ -628,7 +660,22 @@ TEST(Sim, BadInputIsNamed) {
     memory.memory_share = share;
     EXPECT_NE(message([&] { simulate(memory, run_of("fss", 10)); }).find("must be in [0, 1]"), std::string::npos) << share;
   }
-  EXPECT_NE(message([] { parse_time_share("1:4ms"); }).find("expected WORKER:ON:OFF[:START]"), std::string::npos);
+  EXPECT_NE(message([] { parse_time_share("1"); }).find("expected WORKER:ON:OFF[:START]"), std::string::npos);
+  EXPECT_NE(message([] { parse_time_share("1:4ms"); }).find("cannot read '4ms'"), std::string::npos);
+  for (const auto& [text, named] : std::vector<std::pair<std::string, std::string>>{
+           {"# nothing\n", "lists no slice"},
+           {"0.001 0.002\n0.003\n", ":2: expected BEGIN END"},
+           {"0.001 0.002 0.003\n", ":1: expected BEGIN END"},
+           {"0.001 soon\n", "END 'soon' is not a duration"}}) {
+    const std::string path = slices_file(text);
+    EXPECT_NE(message([&] { parse_time_share("1:" + path); }).find(named), std::string::npos) << text;
+  }
+  for (const std::string& text : {"0.002 0.003\n0.0025 0.004\n", "0.002 0.002\n"}) {
+    platform_spec recorded = platform_of(2);
+    recorded.time_shares.push_back(parse_time_share("1:" + slices_file(text)));
+    EXPECT_NE(message([&] { simulate(recorded, run_of("fss", 10)); }).find("must begin at or after"), std::string::npos)
+        << text;
+  }
   platform_spec sliced = platform_of(2);
   sliced.time_shares.push_back(parse_time_share("1:4ms:4ms:5ms"));
   EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("START must be in [0, OFF]"), std::string::npos);

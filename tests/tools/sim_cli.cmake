@@ -59,8 +59,19 @@ run(2 --late 1)
 string(FIND "${err}" "late start '1': expected WORKER:TIME" at5)
 run(2 --memory 2)
 string(FIND "${err}" "memory share 2.000000 must be in [0, 1]" at6)
-if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1 OR at5 EQUAL -1 OR at6 EQUAL -1)
-  message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4} ${at5} ${at6}")
+run(2 --timeshare 1:${WORK}/no-slices.txt)
+string(FIND "${err}" "cannot read '${WORK}/no-slices.txt'" at7)
+if(at EQUAL -1 OR at2 EQUAL -1 OR at3 EQUAL -1 OR at4 EQUAL -1 OR at5 EQUAL -1 OR at6 EQUAL -1 OR at7 EQUAL -1)
+  message(FATAL_ERROR "a bad input was not named: ${at} ${at2} ${at3} ${at4} ${at5} ${at6} ${at7}")
+endif()
+
+# Time slices as recorded: worker 1 runs 100 us of its 5 ms of static work
+# in [1 ms, 1.1 ms), then unshared from 5 ms: its loop ends at 9.9 ms.
+file(WRITE ${WORK}/slices.txt "# begin end (s)\n0.001 0.0011\n0.005 0.005001\n")
+run(0 --technique static --workers 2 --n 100 --cost uniform --latency 0 --claim 0 --timeshare 1:${WORK}/slices.txt)
+string(REGEX MATCH "\\| 0\\.0099[0-9]* \\|" ended "${out}")
+if(NOT ended)
+  message(FATAL_ERROR "recorded slices: expected a makespan of 0.0099 s:\n${out}")
 endif()
 
 # Task pools (seed 001): a row per processors x strategy, every task run; a

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "selfsched/core/technique.hpp"
@@ -68,9 +69,13 @@ struct late_start {
 // at `start` (in [0, off]; stopped before it, and asking for its first
 // chunk then). Over a long loop it is a worker of speed on / (on + off);
 // over a loop a few slices long, which slices its chunks meet decides.
+// Or the slices as they fell in a real run (`slices`, seconds from the
+// loop's start, in order; the other process's gaps as it recorded them):
+// stopped before the first and between them, unshared after the last.
 struct time_share {
   int worker = 0;
   double on = 0, off = 0, start = 0;
+  std::vector<std::pair<double, double>> slices;  // [begin, end); if given, instead of on, off and start
 };
 
 struct platform_spec {
@@ -213,7 +218,9 @@ slowdown parse_slowdown(const std::string& text);
 // "WORKER:TIME", e.g. "3:20ms"; throws sim_error.
 loss parse_loss(const std::string& text);
 late_start parse_late_start(const std::string& text);
-// "WORKER:ON:OFF[:START]", e.g. "1:4ms:4ms:3.8ms"; throws sim_error.
+// "WORKER:ON:OFF[:START]", e.g. "1:4ms:4ms:3.8ms", or "WORKER:FILE": the
+// slices as they fell, one "BEGIN END" a line (seconds, as parse_seconds;
+// '#' starts a comment); throws sim_error.
 time_share parse_time_share(const std::string& text);
 // "2us", "1.5ms", "0.002" (seconds); throws sim_error naming `what`.
 double parse_seconds(const std::string& text, const std::string& what);
