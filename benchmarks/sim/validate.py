@@ -23,7 +23,11 @@ application matrix's: slowcores runs thread 1 at half speed for real (the
 examples' emulated slow core); hybrid does the same on an emulated hybrid CPU (hwloc
 XML: CPU kinds of capacity 1 and 0.5, so selfsched's VP is 1 and 0.5);
 nondedicated runs thread 1 beside a busy process pinned to its CPU, which
-the kernel gives about half of it in time slices. The techniques are told
+the kernel gives about half of it in time slices: the busy process
+(busy.py) writes down when it was off its CPU, and thread 1 is simulated
+in those slices as they fell in the run (selfsched-sim --timeshare
+1:FILE; libomp's own static, which leaves no loop start to place them
+against, at thread 1's recorded speed). The techniques are told
 what selfsched tells them: under hybrid the CPU kinds (1:0.5), otherwise
 equal powers (the run queue's Q reaches only the w-* techniques).
 
@@ -73,12 +77,13 @@ APPS = {
     "costliest first": ["synthetic", "--n", "20000", "--work", "100", "--profile", "decreasing"],
 }
 SCENARIOS = ["dedicated", "slowcores", "hybrid", "nondedicated"]
-# One real run and what was recorded just before it: the costs' profile,
-# the memory share, thread 1's CPU's speed beside thread 0's, thread 1's
-# speed and time slices ((run, stopped) seconds or None) in the scenario,
-# when thread 1 began after thread 0, the run's chunks (None: libomp ran the
-# loop), and whether the machine's speed held still around it (steady()).
-RealRun = collections.namedtuple("RealRun", "costs share cpu speed slicing skew chunks held")
+# One real run and what was recorded around it: the costs' profile, the
+# memory share, thread 1's CPU's speed beside thread 0's, thread 1's speed
+# in the scenario, its time slices in the run beside the busy process (a
+# file for selfsched-sim --timeshare, or None), when thread 1 began after
+# thread 0, the run's chunks (None: libomp ran the loop), and whether the
+# machine's speed held still around it (steady()).
+RealRun = collections.namedtuple("RealRun", "costs share cpu speed slices skew chunks held")
 
 
 def main():
@@ -152,8 +157,10 @@ def validate(args, cpus, command, scenario):
         real_runs = {t: [] for t in TECHNIQUES}  # per run: its costs, its start skew, its chunks
         program_time = {t: [] for t in TECHNIQUES}  # the program's own time: the loop and its parallel region
         profile = os.path.join(tmp, "run.json")
+        gaps = os.path.join(tmp, "gaps.txt")  # when the busy process was off thread 1's CPU
         if scenario == "nondedicated":  # seed 000's resource expensive process, on thread 1's CPU
-            competitor = subprocess.Popen(["taskset", "-c", str(cpus[1]), "sh", "-c", "while :; do :; done"])
+            competitor = subprocess.Popen(["taskset", "-c", str(cpus[1]), sys.executable,
+                                           os.path.join(SOURCE, "benchmarks", "sim", "busy.py"), gaps])
             time.sleep(0.3)
         try:
             def quiet_recording(path, threads, places):
@@ -170,22 +177,25 @@ def validate(args, cpus, command, scenario):
                 for t in TECHNIQUES:
                     costs, beside, after, slowed = (os.path.join(tmp, f"{name}-{rep}-{t}.json")
                                                     for name in ("costs", "beside", "after", "slowed"))
+                    sliced = os.path.join(tmp, f"slices-{rep}-{t}.txt") if competitor is not None else None
                     quiet_recording(costs, "1", "{%d}" % cpus[0])
                     quiet_recording(beside, "2", env["OMP_PLACES"])
-                    alone, beside_times = iteration_times(costs), iteration_times(beside)  # each read once
-                    before = speeds_beside(alone, beside_times)
+                    alone = iteration_times(costs)  # read once: every speed below is against it
+                    before = speeds_beside(alone, iteration_times(beside))
                     share, cpu = memory_share(before), cpu_speed(before)
-                    speed, slicing = cpu, None
+                    speed = cpu
                     if scenario != "dedicated":  # thread 1's speed in the scenario, under ss as `beside`
                         subprocess.run(program, env=dict(run_env, OMP_SCHEDULE="ss", SELFSCHED_PROFILE=slowed,
                                                          SELFSCHED_PROFILE_CHUNKS="1"),
                                        check=True, stdout=subprocess.DEVNULL)
                         speed = thread_speed(alone, iteration_times(slowed), 1) / before[0]
-                        if scenario == "nondedicated":
-                            slicing = slices(beside_times, slowed, 1)
+                    seen = os.path.getsize(gaps) if sliced else 0
                     out = subprocess.run(program, env=dict(run_env, OMP_SCHEDULE=t, SELFSCHED_PROFILE=profile,
                                                            SELFSCHED_PROFILE_CHUNKS="1"),
                                          check=True, capture_output=True, text=True).stdout
+                    if sliced:
+                        time.sleep(0.05)  # the last gap is written as the busy process resumes
+                        sliced = slices_in(gaps, seen, profile, sliced)
                     quiet_recording(after, "2", env["OMP_PLACES"])
                     held = steady(before, speeds_beside(alone, iteration_times(after)))
                     skew, makespan, chunks = from_profile(profile)
@@ -193,7 +203,7 @@ def validate(args, cpus, command, scenario):
                         makespan = max(float(b) for b in re.search(r"busy_s=([0-9.,]+)", out).group(1).split(","))
                     measured[t].append(makespan)
                     program_time[t].append(float(re.search(r"time_s=([0-9.]+)", out).group(1)))
-                    real_runs[t].append(RealRun(costs, share, cpu, speed, slicing, skew, chunks, held))
+                    real_runs[t].append(RealRun(costs, share, cpu, speed, sliced, skew, chunks, held))
         finally:
             if competitor is not None:
                 competitor.kill()
@@ -205,7 +215,7 @@ def validate(args, cpus, command, scenario):
         ratios, held_ratios = [], []
         for t in TECHNIQUES:
             skews = [run.skew for run in real_runs[t]]
-            runs = [(simulate(bin_dir, t, run.costs, workers(scenario, run) + powers + ["--memory", f"{run.share:.4f}"],
+            runs = [(simulate(bin_dir, t, run.costs, workers(run) + powers + ["--memory", f"{run.share:.4f}"],
                               args.claim), run.chunks)
                     for run in real_runs[t]]
             # The same chunks (start, size), and the same threads running them.
@@ -225,7 +235,7 @@ def validate(args, cpus, command, scenario):
                   f"{statistics.median(program_time[t]):.4f} |")
             if args.runs:
                 for run, m, s in zip(real_runs[t], measured[t], simulated):
-                    slicing = "slices %.1f/%.1f ms" % tuple(x * 1e3 for x in run.slicing) if run.slicing else ""
+                    slicing = "slices (ms): " + slice_lengths(run.slices, m) if run.slices else ""
                     print(f"|   run | {m:.4f} | {s:.4f} | {s / m:.2f} | {'held' if run.held else 'unsteady'} | "
                           f"{run.skew * 1e3:+.2f} | {run.share:.2f} | {run.speed:.2f} | {slicing} | | |")
         unsteady = sum(1 for t in TECHNIQUES for run in real_runs[t] if not run.held)
@@ -286,38 +296,54 @@ def thread_speed(times, with_other, thread):
     return sum(times[i][1] for i in mine) / took if took > 0 else 1.0
 
 
-def slices(plain, slowed, thread):
-    """How the kernel shares a thread's CPU with a busy process, from an ss
-    recording in the scenario (`slowed`, a path) against one without it
-    (`plain`, as iteration_times()): (run, stopped) seconds, medians. A stop is
-    an iteration that took a millisecond or more longer than without the
-    scenario; a run, the time from one stop's end to the next one's
-    iteration's own end. None if fewer than two stops were seen (slices
-    too short to see, or a loop shorter than two)."""
-    mine = sorted((c for c in first_loop(slowed)["chunks"] if c["thread"] == thread), key=lambda c: c["begin_s"])
-    longer = [(c, c["end_s"] - c["begin_s"] - plain[c["start"]][1]) for c in mine]
-    stops = [(c, stopped) for c, stopped in longer if stopped > 1e-3]
-    if len(stops) < 2:
+def slices_in(gaps, seen, profile, path):
+    """Thread 1's time slices in a run beside the busy process: the gaps
+    busy.py wrote to `gaps` after byte `seen`, in seconds from the loop's
+    start in `profile` (a slice under way at the start from 0), written to
+    `path` for selfsched-sim --timeshare 1:FILE. Returns path, or None if
+    selfsched ran no loop (libomp's own static) or no slice fell in it."""
+    loop = first_loop(profile)
+    if loop is None:
         return None
-    runs = [after["end_s"] - stopped - before["end_s"] for (before, _), (after, stopped) in zip(stops, stops[1:])]
-    return statistics.median(runs), statistics.median(stopped for _, stopped in stops)
+    with open(gaps) as f:
+        f.seek(seen)
+        lines = f.read().splitlines()
+    begin = loop["wall_begin_s"]
+    slices = [(max(int(b) * 1e-9 - begin, 0.0), int(e) * 1e-9 - begin) for b, e in (line.split() for line in lines)]
+    slices = [(b, e) for b, e in slices if e > b]
+    if not slices:
+        return None
+    with open(path, "w") as f:
+        f.writelines(f"{b:.9f} {e:.9f}\n" for b, e in slices)
+    return path
 
 
-def workers(scenario, run):
+def slice_lengths(path, until):
+    """A slices file's run and stopped lengths up to `until` seconds, in ms:
+    '1.2 +4.0 4.0 +3.9 2.1' (a stop as +)."""
+    with open(path) as f:
+        slices = [tuple(float(x) for x in line.split()) for line in f]
+    parts, end = [], 0.0
+    for b, e in slices:
+        if b >= until:
+            break
+        if b > end:
+            parts.append(f"+{(b - end) * 1e3:.1f}")
+        parts.append(f"{(e - b) * 1e3:.1f}")
+        end = e
+    return " ".join(parts)
+
+
+def workers(run):
     """selfsched-sim's options for the two workers of a real run: beside the
-    busy process, thread 1 in time slices as recorded, at its CPU's speed,
-    its first slice when the real thread 1 began (so that a thread that
-    started a slice late gets its lost time back as the kernel gives it);
-    otherwise, and where the start is not known (libomp's own static leaves
-    no profile), thread 1 at its recorded speed, starting when it did. The
-    two share one memory."""
-    options = ["--node-workers", "2"]
-    if scenario == "nondedicated" and run.slicing is not None and run.chunks is not None:
-        on, stopped = run.slicing
-        start = max(run.skew, 0.0)
-        return options + ["--speeds", f"1:{run.cpu:.4f}",
-                          "--timeshare", f"1:{on:.6f}:{max(stopped, start):.6f}:{start:.6f}"] + late(min(run.skew, 0))
-    return options + ["--speeds", f"1:{run.speed:.4f}"] + late(run.skew)
+    busy process, thread 1 at its CPU's speed in its time slices as they
+    fell; otherwise, and where they are not known (libomp's own static
+    leaves no loop start), thread 1 at its recorded speed. Either starts
+    when the real one did. The two share one memory."""
+    options = ["--node-workers", "2"] + late(run.skew)
+    if run.slices is not None:
+        return options + ["--speeds", f"1:{run.cpu:.4f}", "--timeshare", f"1:{run.slices}"]
+    return options + ["--speeds", f"1:{run.speed:.4f}"]
 
 
 def late(skew):
