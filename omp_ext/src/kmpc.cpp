@@ -53,9 +53,11 @@ const active_schedule* technique_for_loop(const membership& m, int schedule) {
   if (teams_tracked() && real().get_num_threads() == 1) return;
   static std::atomic<bool> said{false};
   if (said.exchange(true)) return;
-  warn(teams_tracked() ? "parallel regions nested deeper than selfsched tracks run with libomp's schedule"
-                       : "libomp did not start selfsched's OpenMP tool (OMP_TOOL=disabled, or the program "
-                         "has its own); schedule(runtime) loops run with libomp's schedule");
+  warn(teams_tracked()          ? "parallel regions nested deeper than selfsched tracks run with libomp's schedule"
+       : detail::tool_ended ? "libomp ended selfsched's OpenMP tool (omp_pause_resource_all with omp_pause_hard "
+                              "ends it for good); schedule(runtime) loops run with libomp's schedule from now on"
+                            : "libomp did not start selfsched's OpenMP tool (OMP_TOOL=disabled, or the program "
+                              "has its own); schedule(runtime) loops run with libomp's schedule");
 }
 
 namespace {
@@ -127,7 +129,7 @@ void hand_loop_to_libomp(membership* m) {
 template <typename T, typename ST, typename Forward>
 void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Forward forward) {
   const bool could_be_ours = served_kind(schedule);
-  membership* m = could_be_ours ? membership_for_new_loop() : current_membership();
+  membership* m = could_be_ours ? membership_for_new_loop() : teams_tracked() ? current_membership() : nullptr;
   const active_schedule* technique = !could_be_ours || m == nullptr ? nullptr : technique_for_loop(*m, schedule);
   iter_t n = 0;
   if (could_be_ours && m == nullptr) explain_untracked_team();
@@ -138,7 +140,7 @@ void dispatch_init(loop_site site, int schedule, T lb, T ub, ST st, ST chunk, Fo
                         : m == nullptr         ? forwarded_because::no_team
                         : technique == nullptr ? forwarded_because::no_technique
                                                : forwarded_because::too_long);
-    hand_loop_to_libomp(m);
+    hand_loop_to_libomp(current_membership());  // m, or a stale one left from before libomp ended our tool
     doacross_not_ours(m);  // its doacross_init, held back, goes to libomp first
     if (m != nullptr && profiling_forwarded()) [[unlikely]]
       profile_forwarded_loop(*m, site, st != 0 && trip_count(lb, ub, st, n) ? n : 0, schedule,

@@ -28,6 +28,9 @@
 namespace selfsched::omp {
 namespace detail {
 __thread membership* innermost __attribute__((tls_model("initial-exec"))) = nullptr;
+bool tool_started = false;         // between libomp's initialize and finalize of our tool
+bool tool_ended = false;           // finalized: at exit, or for good by a hard pause
+bool reported_by_runtime = false;  // follow_regions_without_ompt()
 }
 __attribute__((tls_model("initial-exec"))) thread_local bool waits_yield = true;
 namespace {
@@ -132,8 +135,6 @@ thread_context& context() {
   return *this_thread;
 }
 
-bool tool_started = false;
-bool reported_by_runtime = false;  // follow_regions_without_ompt()
 
 // What a region started now by this thread inherits. Deeper than we track,
 // nothing: the loops there are libomp's.
@@ -238,11 +239,11 @@ int initialize_tool(ompt_function_lookup_t lookup, int, ompt_data_t*) {
                       ompt_set_always &&
                   set_callback(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(on_implicit_task)) ==
                       ompt_set_always;
-  tool_started = ok;
+  detail::tool_started = ok;
   return ok ? 1 : 0;
 }
 
-void finalize_tool(ompt_data_t*) { tool_started = false; }
+void finalize_tool(ompt_data_t*) { detail::tool_started = false, detail::tool_ended = true; }
 
 }  // namespace
 
@@ -252,7 +253,6 @@ bool process_oversubscribed() {
 }
 
 membership* detail::first_membership() {
-  if (!tool_started && !reported_by_runtime) return nullptr;
   context();
   return current_membership();
 }
@@ -264,9 +264,7 @@ void read_what_loops_need(const active_schedule* technique) {
   if (technique->spec.base->self_tuning) read_auto_cache();
 }
 
-bool teams_tracked() { return tool_started || reported_by_runtime; }
-
-void follow_regions_without_ompt() { reported_by_runtime = true; }
+void follow_regions_without_ompt() { detail::reported_by_runtime = true; }
 
 team_state* open_region(unsigned requested_threads) {
   // libgomp starts (it has no tool start): as in ompt_start_tool below.

@@ -20,19 +20,27 @@ extern __thread membership* innermost __attribute__((tls_model("initial-exec")))
 // One TLS load: read on every chunk and on every forwarded call.
 inline membership* current_membership() { return detail::innermost; }
 
-// The same, creating this thread's bookkeeping if needed (for loops outside
-// any parallel region). nullptr when selfsched cannot tell.
+// Did libomp start our tool (and not end it yet), or does a runtime binding
+// report regions (below)? If not, every loop goes to the runtime.
+namespace detail {
+extern bool tool_started, tool_ended, reported_by_runtime;
+}
+inline bool teams_tracked() { return detail::tool_started || detail::reported_by_runtime; }
+
+// The same as current_membership, creating this thread's bookkeeping if
+// needed (for loops outside any parallel region). nullptr when selfsched
+// cannot tell, also once libomp has ended our tool: a hard pause
+// (omp_pause_resource_all) finalizes it and libomp never starts it again,
+// and the memberships threads kept from before are stale (the primary
+// would take its team's loop for a loop of its own).
 namespace detail {
 membership* first_membership();
 }
 inline membership* membership_for_new_loop() {
+  if (!teams_tracked()) return nullptr;
   membership* m = current_membership();
   return m != nullptr ? m : detail::first_membership();
 }
-
-// Did libomp start our tool, or does a runtime binding report regions
-// (below)? If not, every loop goes to the runtime.
-bool teams_tracked();
 
 // Runtimes without OMPT (libgomp: gomp.cpp) report their regions through
 // these. The encountering thread opens a region before the fork (nullptr:

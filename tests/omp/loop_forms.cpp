@@ -6,7 +6,10 @@
 // Default: every catalog technique, plus its w-, -50 and -auto variants;
 // --shard K/N runs every N-th of them starting at K (for parallel ctest).
 // --forms nested runs only the nested and serialized regions, 20 times
-// over (a mix-up of two inner teams depends on timing); flat, all the rest.
+// over (a mix-up of two inner teams depends on timing); flat, all the rest;
+// paused, the flat forms, then again after a hard pause
+// (omp_pause_resource_all(omp_pause_hard)), which ends selfsched's tool for
+// good: every loop is then libomp's, each iteration still run once.
 #include <omp.h>
 
 #include <atomic>
@@ -224,7 +227,7 @@ void standard_schedules_untouched() {
   g.expect_once("schedule(guided), forwarded to libomp");
 }
 
-enum class forms { all, flat, nested };
+enum class forms { all, flat, nested, paused };
 
 void run_forms(forms which) {
   if (which == forms::nested) {
@@ -259,11 +262,11 @@ int main(int argc, char** argv) {
     }
     if (std::string(argv[i]) == "--forms" && i + 1 < argc) {
       const std::string name = argv[++i];
-      if (name != "all" && name != "flat" && name != "nested") {
-        std::fprintf(stderr, "--forms %s: expected all, flat or nested\n", name.c_str());
+      if (name != "all" && name != "flat" && name != "nested" && name != "paused") {
+        std::fprintf(stderr, "--forms %s: expected all, flat, nested or paused\n", name.c_str());
         return 2;
       }
-      which = name == "all" ? forms::all : name == "flat" ? forms::flat : forms::nested;
+      which = name == "all" ? forms::all : name == "flat" ? forms::flat : name == "nested" ? forms::nested : forms::paused;
       continue;
     }
     techniques.push_back(argv[i]);
@@ -280,17 +283,25 @@ int main(int argc, char** argv) {
     mine.push_back(techniques[i]);
   techniques.swap(mine);
 
-  for (const std::string& technique : techniques) {
-    if (selfsched_set_schedule(technique.c_str(), 0) != 0) {
-      std::fprintf(stderr, "FAIL: selfsched_set_schedule(%s) refused\n", technique.c_str());
+  for (const bool paused : {false, true}) {
+    if (paused && which != forms::paused) break;
+    if (paused && omp_pause_resource_all(omp_pause_hard) != 0) {
+      std::fprintf(stderr, "FAIL: omp_pause_resource_all(omp_pause_hard) refused\n");
       return 1;
     }
-    char active[64];
-    selfsched_get_schedule(active, sizeof active);
-    for (int threads : {1, 2, 3, 4, 8}) {
-      context = technique + " (active '" + active + "'), " + std::to_string(threads) + " threads";
-      omp_set_num_threads(threads);
-      run_forms(which);
+    for (const std::string& technique : techniques) {
+      if (selfsched_set_schedule(technique.c_str(), 0) != 0) {
+        std::fprintf(stderr, "FAIL: selfsched_set_schedule(%s) refused\n", technique.c_str());
+        return 1;
+      }
+      char active[64];
+      selfsched_get_schedule(active, sizeof active);
+      for (int threads : {1, 2, 3, 4, 8}) {
+        context = technique + " (active '" + active + "'), " + std::to_string(threads) + " threads" +
+                  (paused ? ", after a hard pause" : "");
+        omp_set_num_threads(threads);
+        run_forms(which == forms::paused ? forms::flat : which);
+      }
     }
   }
   std::printf("%zu techniques x 5 thread counts: %d failures\n", techniques.size(), failures);
