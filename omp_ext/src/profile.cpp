@@ -15,6 +15,8 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
 
 #include "files.hpp"
 #include "selfsched/core/balance.hpp"
@@ -28,6 +30,9 @@ namespace {
 constexpr std::size_t kept_instances_per_site = 200;
 
 struct site_profile {
+  // Where the loop is, read at its first instance's end: at exit the module
+  // holding its source location may be gone (dlclose).
+  std::string where, function;
   std::uint64_t instances = 0;
   std::vector<std::unique_ptr<loop_instance_profile>> kept;
   double total_makespan_s = 0;
@@ -238,6 +243,7 @@ void profile_end(loop_instance_profile* record) {
   profile_store& s = store();
   std::lock_guard guard(s.lock);
   site_profile& site = s.sites[record->site];
+  if (site.instances == 0) std::tie(site.where, site.function) = describe_site(record->site);
   record->instance = site.instances++;
   site.total_makespan_s += measure(*record).makespan_s;
   if (site.kept.size() < kept_instances_per_site) site.kept.push_back(std::move(owned));
@@ -274,8 +280,9 @@ bool write_profile(const char* path, std::string* why) {
   {
     profile_store& s = store();
     std::lock_guard guard(s.lock);
-    for (const auto& [ident, site] : s.sites) {
-      const auto [where, function] = describe_site(ident);
+    for (const auto& entry : s.sites) {
+      const site_profile& site = entry.second;
+      const std::string &where = site.where, &function = site.function;
       json loops = json::array();
       for (const auto& r : site.kept) {
         const balance b = measure(*r);
