@@ -306,10 +306,13 @@ def slices_in(gaps, seen, profile, path):
     if loop is None:
         return None
     with open(gaps) as f:
-        f.seek(seen)
-        lines = f.read().splitlines()
+        # Whole lines only (busy.py may be writing one at either end): from
+        # the newline before byte `seen` to the last newline.
+        f.seek(max(seen - 1, 0))
+        lines = f.read().split("\n")
+        whole = lines[1:-1] if seen > 0 else lines[:-1]
     begin = loop["wall_begin_s"]
-    slices = [(max(int(b) * 1e-9 - begin, 0.0), int(e) * 1e-9 - begin) for b, e in (line.split() for line in lines)]
+    slices = [(max(int(b) * 1e-9 - begin, 0.0), int(e) * 1e-9 - begin) for b, e in (line.split() for line in whole)]
     slices = [(b, e) for b, e in slices if e > b]
     if not slices:
         return None

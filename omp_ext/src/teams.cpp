@@ -135,7 +135,6 @@ thread_context& context() {
   return *this_thread;
 }
 
-
 // What a region started now by this thread inherits. Deeper than we track,
 // nothing: the loops there are libomp's.
 const active_schedule* encountering_task_technique(const thread_context& t) {
