@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,13 @@ namespace {
 
 // Instances kept in full per site; later ones only count in the totals.
 constexpr std::size_t kept_instances_per_site = 200;
+
+// SELFSCHED_PROFILE_CHUNKS keeps at most this many chunks in a process (a
+// million took 0.8 GB as the profile was written at exit, and a loop of ss
+// can hand out one a microsecond): past it, chunks are counted, not kept.
+constexpr std::int64_t kept_chunks = 250'000;
+std::atomic<std::int64_t> chunk_room{kept_chunks};
+std::atomic<std::uint64_t> chunks_not_kept{0};
 
 struct site_profile {
   // Where the loop is, read at its first instance's end: at exit the module
@@ -116,6 +124,10 @@ void write_at_exit() {
   const std::string path = this_profile_path();
   std::string why = "an internal error";
   if (!write_profile(path.c_str(), &why)) warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());
+  if (const std::uint64_t lost = chunks_not_kept.load(std::memory_order_relaxed); lost > 0)
+    warn("SELFSCHED_PROFILE_CHUNKS: %llu chunks were counted but not kept: a process keeps at most %lld (each loop "
+         "missing some says how many in chunks_not_kept)",
+         static_cast<unsigned long long>(lost), static_cast<long long>(kept_chunks));
 }
 
 }  // namespace
@@ -196,12 +208,16 @@ loop_instance_profile* profile_begin(loop_site site, const std::string& techniqu
   return r;
 }
 
-void probe_enter(thread_probe& probe, int thread) {
+void probe_enter(thread_probe& probe, int thread, const loop_instance_profile& record) {
   probe.share = thread_share{};
   probe.share.thread = thread;
   probe.share.cpu = sched_getcpu();
   probe.open_event = SIZE_MAX;
   probe.chunks.clear();
+  // Each thread of the team may keep its share of the room left.
+  const std::int64_t room = std::max<std::int64_t>(0, chunk_room.load(std::memory_order_relaxed));
+  probe.chunk_room = profiling_chunks() ? static_cast<std::size_t>(room / std::max(1, record.p)) : 0;
+  probe.chunks_not_kept = 0;
 }
 
 void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns, chunk c, double queue,
@@ -221,9 +237,11 @@ void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns
   if (c.size == 0) return;
   ++s.chunks;
   s.iterations += c.size;
-  if (profiling_chunks()) {
+  if (probe.chunks.size() < probe.chunk_room) {
     probe.open_event = probe.chunks.size();
     probe.chunks.push_back({s.thread, c.start, c.size, got_ns, got_ns});
+  } else if (profiling_chunks()) {
+    ++probe.chunks_not_kept;
   }
 }
 
@@ -233,9 +251,12 @@ void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_
     const double fastest = *std::max_element(record->powers.begin(), record->powers.end());
     probe.share.power = record->powers[static_cast<std::size_t>(probe.share.thread)] / fastest;
   }
+  chunk_room.fetch_sub(static_cast<std::int64_t>(probe.chunks.size()), std::memory_order_relaxed);
+  chunks_not_kept.fetch_add(probe.chunks_not_kept, std::memory_order_relaxed);
   std::lock_guard guard(record->lock);
   record->threads.push_back(probe.share);
   record->chunks.insert(record->chunks.end(), probe.chunks.begin(), probe.chunks.end());
+  record->chunks_not_kept += probe.chunks_not_kept;
 }
 
 void profile_end(loop_instance_profile* record) {
@@ -313,6 +334,7 @@ bool write_profile(const char* path, std::string* why) {
                      {"imbalance_percent", b.percent_imbalance}, {"scheduling_overhead_s", b.scheduling_s},
                      {"threads", per_thread}};
         if (r->left_to_runtime) loop["left_to_runtime"] = true;
+        if (r->chunks_not_kept > 0) loop["chunks_not_kept"] = r->chunks_not_kept;
         if (!r->chunks.empty()) {
           json chunks = json::array();
           for (const auto& c : r->chunks)

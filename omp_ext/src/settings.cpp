@@ -116,7 +116,7 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_TOOL_LIBRARIES", "from OMP_TOOL_LIBRARIES",
      "other OMPT tools (':'-separated libraries) started beside selfsched's; read by LLVM's ompt-multiplex.h (teams.cpp)",
      [](std::string_view, settings&) { return std::string(); }},
-    {"SELFSCHED_PROFILE_CHUNKS", "false", "with SELFSCHED_PROFILE: record every chunk (thread, start, size, times)",
+    {"SELFSCHED_PROFILE_CHUNKS", "false", "with SELFSCHED_PROFILE: record every chunk (thread, start, size, times), up to 250000 a process",
      [](std::string_view v, settings& s) { return parse_bool(v, s.profile_chunks); }},
     {"SELFSCHED_PROFILE_FORWARDED", "false",
      "with SELFSCHED_PROFILE: also loops left to the runtime (its dynamic, guided, runtime loops), each thread's "

@@ -170,3 +170,15 @@ run_plain(out err OMP_SCHEDULE=gss SELFSCHED_VERBOSE=true)
 if(NOT err MATCHES "loop at .*plain_program.cpp:[0-9]+ in main \\(n=20000, 3 threads\\) served by gss")
   message(FATAL_ERROR "SELFSCHED_VERBOSE=true must name the loop and its technique: ${err}")
 endif()
+
+# A profile keeps at most 250,000 chunks a process (a loop of ss hands out
+# one a microsecond): the rest are counted, in the loop and at exit.
+run_preloaded(out err OMP_NUM_THREADS=2 OMP_SCHEDULE=ss SELFSCHED_PROFILE=${WORK}/bounded.json
+              SELFSCHED_PROFILE_CHUNKS=1 ${PROGRAM} 400000)
+file(READ ${WORK}/bounded.json profile)
+string(JSON kept LENGTH "${profile}" sites 0 loops 0 chunks)
+string(JSON not_kept GET "${profile}" sites 0 loops 0 chunks_not_kept)
+if(NOT out MATCHES "wrong=0" OR NOT kept EQUAL 250000 OR NOT not_kept EQUAL 150000 OR
+   NOT err MATCHES "SELFSCHED_PROFILE_CHUNKS: 150000 chunks were counted but not kept: a process keeps at most 250000")
+  message(FATAL_ERROR "400,000 chunks of ss: kept ${kept}, not kept ${not_kept}, expected 250000 and 150000:\n${out}\n${err}")
+endif()
