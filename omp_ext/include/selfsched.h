@@ -23,7 +23,9 @@ extern "C" {
 int selfsched_set_schedule(const char* name, long chunk);
 
 /* Writes the calling task's technique (e.g. "w-gss,4") into buf, "" when
- * runtime loops follow libomp. Returns the length it needs, excluding the NUL. */
+ * runtime loops follow libomp (also once libomp has ended selfsched's tool:
+ * omp_pause_resource_all(omp_pause_hard)). Returns the length it needs,
+ * excluding the NUL. */
 size_t selfsched_get_schedule(char* buf, size_t size);
 
 /* Writes the profile gathered so far (SELFSCHED_PROFILE must be set; it is

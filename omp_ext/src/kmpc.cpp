@@ -347,7 +347,7 @@ void omp_set_schedule(int kind, int chunk) {
 void omp_get_schedule(int* kind, int* chunk) {
   static const so::get_schedule_function runtime_own = so::runtime_get_schedule();
   if (so::runtime_hooks_in_use() && runtime_own != nullptr) return runtime_own(kind, chunk);
-  if (const so::active_schedule* technique = so::task_technique()) {
+  if (const so::active_schedule* technique = so::tool_ended_for_good() ? nullptr : so::task_technique()) {
     const bool standard_auto = so::is_plain_auto(technique->spec);
     const std::int64_t k = standard_auto ? std::max<std::int64_t>(technique->spec.min_chunk, 1)
                                          : technique->spec.min_chunk;  // auto's default minimum, as libomp says 1
@@ -386,7 +386,9 @@ int selfsched_set_schedule(const char* name, long chunk) {
 }
 
 size_t selfsched_get_schedule(char* buf, size_t size) {
-  const so::active_schedule* a = so::runtime_hooks_in_use() ? so::runtime_task_technique() : so::task_technique();
+  const so::active_schedule* a = so::tool_ended_for_good()   ? nullptr
+                                 : so::runtime_hooks_in_use() ? so::runtime_task_technique()
+                                                              : so::task_technique();
   const char* text = a ? a->text.c_str() : "";
   const size_t length = std::strlen(text);
   if (buf != nullptr && size > 0) {

@@ -26,6 +26,9 @@ namespace detail {
 extern bool tool_started, tool_ended, reported_by_runtime;
 }
 inline bool teams_tracked() { return detail::tool_started || detail::reported_by_runtime; }
+// libomp finalized our tool (at exit, or for good at a hard pause): every
+// loop is libomp's from then on, whatever technique a task chose.
+inline bool tool_ended_for_good() { return detail::tool_ended && !teams_tracked(); }
 
 // The same as current_membership, creating this thread's bookkeeping if
 // needed (for loops outside any parallel region). nullptr when selfsched
