@@ -228,7 +228,7 @@ void detail::join_measured_loop(membership& m, loop_slot& slot) {
   }
   doacross_join(m.doacross, slot.doacross);
   if (slot.profile) {
-    probe_enter(m.probe, m.thread_num, *slot.profile);
+    probe_enter(m.probe, m.thread_num);
     m.probe.share.sleeps_at_barriers = sleeps_at_barriers();
   }
 }

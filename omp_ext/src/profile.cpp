@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "files.hpp"
 #include "selfsched/core/balance.hpp"
@@ -33,9 +34,20 @@ constexpr std::size_t kept_instances_per_site = 200;
 // SELFSCHED_PROFILE_CHUNKS keeps at most this many chunks in a process (a
 // million took 0.8 GB as the profile was written at exit, and a loop of ss
 // can hand out one a microsecond): past it, chunks are counted, not kept.
-constexpr std::int64_t kept_chunks = 250'000;
+// Threads take the room in blocks, and give back what they did not use.
+constexpr std::int64_t kept_chunks = 250'000, chunk_room_block = 4096;
 std::atomic<std::int64_t> chunk_room{kept_chunks};
 std::atomic<std::uint64_t> chunks_not_kept{0};
+
+// Room for up to a block of chunks more; 0 when the process's is used up.
+std::size_t take_chunk_room() {
+  std::int64_t left = chunk_room.load(std::memory_order_relaxed);
+  while (left > 0) {
+    const std::int64_t take = std::min(left, chunk_room_block);
+    if (chunk_room.compare_exchange_weak(left, left - take, std::memory_order_relaxed)) return static_cast<std::size_t>(take);
+  }
+  return 0;
+}
 
 struct site_profile {
   // Where the loop is, read at its first instance's end: at exit the module
@@ -208,15 +220,13 @@ loop_instance_profile* profile_begin(loop_site site, const std::string& techniqu
   return r;
 }
 
-void probe_enter(thread_probe& probe, int thread, const loop_instance_profile& record) {
+void probe_enter(thread_probe& probe, int thread) {
   probe.share = thread_share{};
   probe.share.thread = thread;
   probe.share.cpu = sched_getcpu();
   probe.open_event = SIZE_MAX;
   probe.chunks.clear();
-  // Each thread of the team may keep its share of the room left.
-  const std::int64_t room = std::max<std::int64_t>(0, chunk_room.load(std::memory_order_relaxed));
-  probe.chunk_room = profiling_chunks() ? static_cast<std::size_t>(room / std::max(1, record.p)) : 0;
+  probe.chunk_room = 0;
   probe.chunks_not_kept = 0;
 }
 
@@ -237,12 +247,15 @@ void probe_claim(thread_probe& probe, std::int64_t asked_ns, std::int64_t got_ns
   if (c.size == 0) return;
   ++s.chunks;
   s.iterations += c.size;
-  if (probe.chunks.size() < probe.chunk_room) {
-    probe.open_event = probe.chunks.size();
-    probe.chunks.push_back({s.thread, c.start, c.size, got_ns, got_ns});
-  } else if (profiling_chunks()) {
+  if (!profiling_chunks()) return;
+  if (probe.chunk_room == 0) probe.chunk_room = take_chunk_room();
+  if (probe.chunk_room == 0) {
     ++probe.chunks_not_kept;
+    return;
   }
+  --probe.chunk_room;
+  probe.open_event = probe.chunks.size();
+  probe.chunks.push_back({s.thread, c.start, c.size, got_ns, got_ns});
 }
 
 void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_t now) {
@@ -251,7 +264,7 @@ void probe_leave(thread_probe& probe, loop_instance_profile* record, std::int64_
     const double fastest = *std::max_element(record->powers.begin(), record->powers.end());
     probe.share.power = record->powers[static_cast<std::size_t>(probe.share.thread)] / fastest;
   }
-  chunk_room.fetch_sub(static_cast<std::int64_t>(probe.chunks.size()), std::memory_order_relaxed);
+  chunk_room.fetch_add(static_cast<std::int64_t>(std::exchange(probe.chunk_room, 0)), std::memory_order_relaxed);
   chunks_not_kept.fetch_add(probe.chunks_not_kept, std::memory_order_relaxed);
   std::lock_guard guard(record->lock);
   record->threads.push_back(probe.share);

@@ -57,7 +57,7 @@ struct thread_probe {
   std::int64_t handed_ns = 0;  // when the running chunk was handed out
   std::size_t open_event = SIZE_MAX;
   std::vector<chunk_event> chunks;
-  std::size_t chunk_room = 0;  // chunks this thread may keep in this loop
+  std::size_t chunk_room = 0;  // chunks this thread may still keep (taken from the process's room)
   std::uint64_t chunks_not_kept = 0;
 };
 
@@ -74,7 +74,7 @@ bool profiling_chunks();
 // A new instance of the loop at `site` (called by the thread setting it up).
 loop_instance_profile* profile_begin(loop_site site, const std::string& technique, iter_t n, int p,
                                      const std::vector<double>& powers);
-void probe_enter(thread_probe& probe, int thread, const loop_instance_profile& record);
+void probe_enter(thread_probe& probe, int thread);
 // A request at `asked_ns` by a thread whose run queue was `queue`, answered
 // with chunk c at `got_ns`. Only weighted techniques read Q; a profile does
 // not read it for the others (a reading stops its thread for about a

@@ -172,13 +172,17 @@ if(NOT err MATCHES "loop at .*plain_program.cpp:[0-9]+ in main \\(n=20000, 3 thr
 endif()
 
 # A profile keeps at most 250,000 chunks a process (a loop of ss hands out
-# one a microsecond): the rest are counted, in the loop and at exit.
+# one a microsecond): the rest are counted, in the loop and at exit. Threads
+# take the room in blocks of 4096, so the other thread may still hold up to
+# a block unused when one finds the room used up.
 run_preloaded(out err OMP_NUM_THREADS=2 OMP_SCHEDULE=ss SELFSCHED_PROFILE=${WORK}/bounded.json
               SELFSCHED_PROFILE_CHUNKS=1 ${PROGRAM} 400000)
 file(READ ${WORK}/bounded.json profile)
 string(JSON kept LENGTH "${profile}" sites 0 loops 0 chunks)
 string(JSON not_kept GET "${profile}" sites 0 loops 0 chunks_not_kept)
-if(NOT out MATCHES "wrong=0" OR NOT kept EQUAL 250000 OR NOT not_kept EQUAL 150000 OR
-   NOT err MATCHES "SELFSCHED_PROFILE_CHUNKS: 150000 chunks were counted but not kept: a process keeps at most 250000")
-  message(FATAL_ERROR "400,000 chunks of ss: kept ${kept}, not kept ${not_kept}, expected 250000 and 150000:\n${out}\n${err}")
+math(EXPR all "${kept} + ${not_kept}")
+if(NOT out MATCHES "wrong=0" OR kept GREATER 250000 OR kept LESS 245904 OR NOT all EQUAL 400000 OR
+   NOT err MATCHES "SELFSCHED_PROFILE_CHUNKS: ${not_kept} chunks were counted but not kept: a process keeps at most 250000")
+  message(FATAL_ERROR "400,000 chunks of ss: kept ${kept}, not kept ${not_kept}, expected 245,904 to 250,000 kept "
+                      "and the rest counted:\n${out}\n${err}")
 endif()
