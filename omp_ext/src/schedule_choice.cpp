@@ -71,7 +71,8 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
   if (chunk > 0 && full.find(',') == std::string::npos) full += "," + std::to_string(chunk);
   parse_result parsed = parse_schedule(full);
   if (!parsed.ok()) {
-    warn("%s='%s': %s; standard kinds static, dynamic, guided are libomp's", origin, text, parsed.error.c_str());
+    warn("%s='%s': %s; standard kinds static, dynamic, guided are the OpenMP runtime's", origin, text,
+         parsed.error.c_str());
     return false;
   }
   known_techniques& k = known();
@@ -161,7 +162,7 @@ void choose_technique_from_environment() {
       setenv("SELFSCHED_SCHEDULE", original.c_str(), 1);
       setenv("OMP_SCHEDULE", "dynamic", 1);
     } else {
-      warn("OMP_SCHEDULE: using libomp's default schedule instead");
+      warn("OMP_SCHEDULE: using the OpenMP runtime's default schedule instead");
       unsetenv("OMP_SCHEDULE");
     }
   }
