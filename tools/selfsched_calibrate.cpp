@@ -120,7 +120,8 @@ static int run(int argc, char** argv) {
     const char* setting = std::getenv("SELFSCHED_SIA");
     output = sia_path(setting ? setting : "");
     if (output.empty() && !dry_run)
-      fail("no place for the file (SELFSCHED_SIA=off and no HOME): give --output PATH or --dry-run");
+      fail("no place for the file (SELFSCHED_SIA=off, or no XDG_CACHE_HOME and no home directory that exists): give "
+           "--output PATH or --dry-run");
   }
 
   std::string error;

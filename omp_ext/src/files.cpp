@@ -120,9 +120,13 @@ bool write_file_atomically(const std::string& path, const std::string& content, 
 
 std::string cache_file_path(const std::string& setting, const char* name) {
   if (setting == "off") return {};
+  // A home that does not exist (system users' HOME=/nonexistent) is not made:
+  // the writer would create it, as root at the top of the file system.
   const char* home = std::getenv("HOME");
+  struct stat home_status {};
+  if (home != nullptr && (stat(home, &home_status) != 0 || !S_ISDIR(home_status.st_mode))) home = nullptr;
   if (!setting.empty()) {
-    if (setting.rfind("~/", 0) == 0 && home != nullptr) return home + setting.substr(1);
+    if (setting.rfind("~/", 0) == 0) return home != nullptr ? home + setting.substr(1) : std::string();
     return setting;
   }
   if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache == '/')

@@ -43,7 +43,7 @@ bool can_write_file(const std::string& path, std::string& why) noexcept;
 
 // $XDG_CACHE_HOME/selfsched/NAME, else $HOME/.cache/selfsched/NAME; `setting`
 // when given (a leading ~/ is the home directory), "" for "off" or when no
-// path can be formed.
+// path can be formed: no XDG_CACHE_HOME and no home directory that exists.
 std::string cache_file_path(const std::string& setting, const char* name);
 
 }  // namespace selfsched::omp

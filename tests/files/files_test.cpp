@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -120,10 +121,6 @@ TEST_F(Files, SaysWhyAWriteFailedEvenAsRoot) {
   EXPECT_EQ(contents(path("plain")), "a file, not a directory");
 }
 
-}  // namespace
-
-namespace {
-
 TEST_F(Files, TellsAtStartWhetherAFileCouldBeWritten) {
   std::string why;
   EXPECT_TRUE(selfsched::omp::can_write_file(path("not/yet/made/profile.json"), why)) << why;
@@ -131,6 +128,49 @@ TEST_F(Files, TellsAtStartWhetherAFileCouldBeWritten) {
   EXPECT_FALSE(selfsched::omp::can_write_file(path("plain/profile.json"), why));
   EXPECT_NE(why.find("plain is not a directory"), std::string::npos) << why;
   EXPECT_FALSE(fs::exists(path("not")));  // a check writes nothing
+}
+
+// Sets an environment variable for one test, as it was after.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) had_ = true, old_ = old;
+    if (value != nullptr) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~scoped_env() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+TEST_F(Files, CachesGoUnderAnExistingHomeOnly) {
+  using selfsched::omp::cache_file_path;
+  scoped_env no_xdg("XDG_CACHE_HOME", nullptr);
+  {
+    scoped_env home("HOME", dir_.c_str());
+    EXPECT_EQ(cache_file_path("", "auto.json"), path(".cache/selfsched/auto.json"));
+    EXPECT_EQ(cache_file_path("~/mine.json", "auto.json"), path("mine.json"));
+    EXPECT_EQ(cache_file_path("/elsewhere/a.json", "auto.json"), "/elsewhere/a.json");
+    EXPECT_EQ(cache_file_path("off", "auto.json"), "");
+  }
+  {
+    // A system user's HOME=/nonexistent: the writer would otherwise create it.
+    scoped_env home("HOME", path("nonexistent").c_str());
+    EXPECT_EQ(cache_file_path("", "auto.json"), "");
+    EXPECT_EQ(cache_file_path("~/mine.json", "auto.json"), "");
+    scoped_env xdg("XDG_CACHE_HOME", path("xdg").c_str());
+    EXPECT_EQ(cache_file_path("", "sia.json"), path("xdg/selfsched/sia.json"));
+  }
+  {
+    scoped_env home("HOME", nullptr);
+    EXPECT_EQ(cache_file_path("~/mine.json", "auto.json"), "");  // not a directory named ~ here
+  }
 }
 
 }  // namespace
