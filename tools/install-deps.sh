@@ -19,6 +19,7 @@ packages=(
   libclang-rt-19-dev                # sanitizer runtimes (make sanitize)
   libsimgrid-dev                    # selfsched-sim: platforms larger than this one
   llvm-19-tools python3-psutil      # lit and FileCheck: LLVM's OpenMP tests (make peer-tests, ctest -L patched)
+  valgrind                          # tests: programs under memcheck; callgrind instruction counts
 )
 
 missing=()
