@@ -1,6 +1,7 @@
 #include "schedule_choice.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -44,9 +45,24 @@ bool is_standard_kind(std::string_view text) {
   return current_settings().libomp_auto && kind_is(text, "auto");
 }
 
-}  // namespace
+// One spelling of a schedule that parsed: " FSS , 4" is "fss,4" in
+// messages, profiles and selfsched_get_schedule, and one technique.
+std::string one_spelling(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isspace(byte) == 0) out += static_cast<char>(std::tolower(byte));
+  }
+  return out;
+}
 
-namespace {
+// OMP_SCHEDULE for a libomp that has `technique` registered: its one
+// spelling, after the modifier written (libomp refuses "GSS , 3").
+std::string as_libomp_reads(std::string_view written, const active_schedule& technique) {
+  const std::string_view kind = without_modifier(written);
+  const std::string_view modifier = written.substr(0, written.size() - kind.size());
+  return one_spelling(modifier) + technique.text;
+}
 
 // Every technique the process has parsed, once per distinct text: never
 // freed (a team starting on another thread may still read one), since a
@@ -75,6 +91,7 @@ bool parse_technique(const char* text, long chunk, const char* origin, const act
          parsed.error.c_str());
     return false;
   }
+  full = one_spelling(full);
   known_techniques& k = known();
   std::lock_guard guard(k.lock);
   for (const active_schedule* a : k.list)
@@ -145,7 +162,7 @@ void choose_technique_from_environment() {
     // set both) must still not reach libomp, which would warn about it. A
     // libomp with our schedules registered reads the technique itself.
     if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen))
-      setenv("OMP_SCHEDULE", s.schedule.c_str(), 1);
+      setenv("OMP_SCHEDULE", as_libomp_reads(s.schedule, *chosen).c_str(), 1);
     else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)))
       setenv("OMP_SCHEDULE", standard ? s.schedule.c_str() : "dynamic", 1);
   } else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule))) {
@@ -156,7 +173,10 @@ void choose_technique_from_environment() {
     if (parse_technique(original.c_str(), 0, "OMP_SCHEDULE", chosen)) {
       set_active_technique(chosen);
       // A libomp with our schedules registered reads OMP_SCHEDULE itself.
-      if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen)) return;
+      if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen)) {
+        setenv("OMP_SCHEDULE", as_libomp_reads(original, *chosen).c_str(), 1);
+        return;
+      }
       // Overwrite: SELFSCHED_SCHEDULE may be set but empty (it lost to OMP_SCHEDULE
       // here), and children must not find OMP_SCHEDULE=dynamic alone.
       setenv("SELFSCHED_SCHEDULE", original.c_str(), 1);

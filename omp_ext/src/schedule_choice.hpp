@@ -11,7 +11,7 @@ namespace selfsched::omp {
 
 struct active_schedule {
   schedule_spec spec;
-  std::string text;  // as the user wrote it
+  std::string text;  // as the user wrote it, in lowercase without blanks
   // Its loops read the threads' powers (weighted and adaptive techniques),
   // or a profile reports them: each thread notes its CPU at loop entry.
   bool reads_placement = true;

@@ -170,6 +170,11 @@ run_plain(out err OMP_SCHEDULE=gss SELFSCHED_VERBOSE=true)
 if(NOT err MATCHES "loop at .*plain_program.cpp:[0-9]+ in main \\(n=20000, 3 threads\\) served by gss")
   message(FATAL_ERROR "SELFSCHED_VERBOSE=true must name the loop and its technique: ${err}")
 endif()
+# Names are case-insensitive and blanks are ignored: one spelling is shown.
+run_plain(out err "OMP_SCHEDULE= GSS , 3" SELFSCHED_VERBOSE=true)
+if(NOT err MATCHES "served by gss,3\n")
+  message(FATAL_ERROR "OMP_SCHEDULE=' GSS , 3' must be served and named as gss,3: ${err}")
+endif()
 
 # A profile keeps at most 250,000 chunks a process (a loop of ss hands out
 # one a microsecond): the rest are counted, in the loop and at exit. Threads
