@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <strings.h>
 #include <vector>
 
 #include <sys/auxv.h>
@@ -55,7 +56,9 @@ const setting_row<settings> table[] = {
     {"SELFSCHED_AUTO_CACHE", "~/.cache/selfsched/auto.json",
      "where auto keeps what it learned per loop site for the next run (mode 0600); off: learn afresh every run",
      [](std::string_view v, settings& s) { return s.auto_cache = v, std::string(); }},
-    {"SELFSCHED_DISPLAY_ENV", "false", "print these settings once at start-up, like OMP_DISPLAY_ENV",
+    {"SELFSCHED_DISPLAY_ENV", "false",
+     "print these settings once at start-up, like OMP_DISPLAY_ENV (unset: true when OMP_DISPLAY_ENV is true "
+     "or verbose)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.display_env); }},
     {"SELFSCHED_VERBOSE", "false", "say which loops selfsched serves, and name once each loop left to libomp with why",
      [](std::string_view v, settings& s) { return parse_bool(v, s.verbose); }},
@@ -140,7 +143,16 @@ std::string parse_setting(std::string_view name, std::string_view value, setting
 }
 
 const settings& current_settings() {
-  static const settings s = read_setting_rows(table);
+  static const settings s = [] {
+    settings read = read_setting_rows(table);
+    // OMP_DISPLAY_ENV shows OMP_SCHEDULE as the runtime holds it, `dynamic`
+    // for one of ours: what selfsched does is shown beside it.
+    const char* omp_display = bridge::setting_value("OMP_DISPLAY_ENV");
+    if (bridge::setting_value("SELFSCHED_DISPLAY_ENV") == nullptr && omp_display != nullptr &&
+        (strcasecmp(omp_display, "true") == 0 || strcasecmp(omp_display, "verbose") == 0))
+      read.display_env = true;
+    return read;
+  }();
   return s;
 }
 

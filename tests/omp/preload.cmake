@@ -139,6 +139,17 @@ run_plain(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true)
 if(NOT err MATCHES "SELFSCHED DISPLAY ENVIRONMENT BEGIN" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true must print the settings: ${err}")
 endif()
+# OMP_DISPLAY_ENV's OMP_SCHEDULE line says `dynamic` (`fss` on a libomp that
+# takes registered schedules): what selfsched does is shown beside it,
+# unless SELFSCHED_DISPLAY_ENV says no.
+run_plain(out err OMP_SCHEDULE=fss OMP_DISPLAY_ENV=verbose)
+if(NOT err MATCHES "OMP_SCHEDULE='(dynamic|fss)'" OR NOT err MATCHES "active technique for schedule\\(runtime\\) = 'fss'")
+  message(FATAL_ERROR "OMP_DISPLAY_ENV=verbose must show libomp's settings and selfsched's: ${err}")
+endif()
+run_plain(out err OMP_SCHEDULE=fss OMP_DISPLAY_ENV=true SELFSCHED_DISPLAY_ENV=false)
+if(err MATCHES "SELFSCHED DISPLAY" OR NOT err MATCHES "OMP_SCHEDULE='(dynamic|fss)'")
+  message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=false must keep selfsched's settings out of OMP_DISPLAY_ENV's: ${err}")
+endif()
 # Once, by the process that runs OpenMP, not by the shell that starts it.
 run_preloaded(out err OMP_SCHEDULE=fss SELFSCHED_DISPLAY_ENV=true sh -c "'${PROGRAM}' 2000")
 string(REGEX MATCHALL "SELFSCHED DISPLAY ENVIRONMENT BEGIN" shown "${err}")
