@@ -78,10 +78,15 @@ void report_unserved_at_exit() {
   std::atexit([] {
     if (detail::loop_served.load(std::memory_order_relaxed) || active_technique() == nullptr) return;
     const runtime_report r = look_at_runtimes();
+    const settings& s = current_settings();
+    const char* taken = s.override_dynamic && s.override_guided ? "schedule(runtime), dynamic or guided"
+                        : s.override_dynamic                     ? "schedule(runtime) or dynamic"
+                        : s.override_guided                      ? "schedule(runtime) or guided"
+                                                                 : "schedule(runtime)";
     if (r.any_loaded() && r.any_served())
-      warn("no loop was served by selfsched: the program ran no schedule(runtime) loop in a parallel region "
-           "(%s)",
-           describe(r).c_str());
+      warn("no loop was served by selfsched: no %s loop ran while a selfsched technique was chosen (static "
+           "loops, and loops without a schedule clause, are the runtime's alone; %s)",
+           taken, describe(r).c_str());
     else
       warn("no loop was served by selfsched: %s", describe(r).c_str());
   });

@@ -181,6 +181,13 @@ run_plain(out err OMP_SCHEDULE=gss SELFSCHED_VERBOSE=true)
 if(NOT err MATCHES "loop at .*plain_program.cpp:[0-9]+ in main \\(n=20000, 3 threads\\) served by gss")
   message(FATAL_ERROR "SELFSCHED_VERBOSE=true must name the loop and its technique: ${err}")
 endif()
+# A run whose loops never reach selfsched (here: both loops empty, so the
+# program never calls the runtime for them) says so at exit, naming the
+# loops it would have taken.
+run_preloaded(out err OMP_SCHEDULE=fss SELFSCHED_OVERRIDE=dynamic SELFSCHED_VERBOSE=true ${PROGRAM} 0)
+if(NOT err MATCHES "no loop was served by selfsched: no schedule\\(runtime\\) or dynamic loop ran")
+  message(FATAL_ERROR "a run that served no loop, SELFSCHED_VERBOSE=true: ${err}")
+endif()
 # Names are case-insensitive and blanks are ignored: one spelling is shown.
 run_plain(out err "OMP_SCHEDULE= GSS , 3" SELFSCHED_VERBOSE=true)
 if(NOT err MATCHES "served by gss,3\n")
