@@ -1,6 +1,7 @@
 #include "profile.hpp"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -66,6 +67,18 @@ struct profile_store {
 profile_store& store() {
   static auto* s = new profile_store;  // never destroyed: threads may still report at exit
   return *s;
+}
+
+// A forked child profiles its own loops from the fork on: the parent's are
+// the parent's to write. The store is locked across the fork, so the child
+// never finds it locked by a thread it does not have.
+void lock_before_fork() { store().lock.lock(); }
+void unlock_in_parent() { store().lock.unlock(); }
+void start_afresh_in_child() {
+  store().sites.clear();
+  chunk_room.store(kept_chunks, std::memory_order_relaxed);
+  chunks_not_kept.store(0, std::memory_order_relaxed);
+  store().lock.unlock();
 }
 
 }  // namespace
@@ -201,6 +214,7 @@ bool profiling() {
   static const bool on = [] {
     if (current_settings().profile_path.empty()) return false;
     std::atexit(write_at_exit);
+    pthread_atfork(lock_before_fork, unlock_in_parent, start_afresh_in_child);
     return true;
   }();
   return on;
