@@ -3,13 +3,6 @@
 # nothing (the technique is not in force, selfsched_set_schedule refuses).
 include(${CMAKE_CURRENT_LIST_DIR}/../omp/run_preloaded.cmake)
 
-function(expect_served what profile_file technique)
-  file(READ ${profile_file} profile)
-  if(NOT profile MATCHES "\"technique\": \"${technique}\"")
-    message(FATAL_ERROR "${what}: selfsched served no loop with ${technique} (profile: ${profile})")
-  endif()
-endfunction()
-
 # Preloaded, the technique in SELFSCHED_SCHEDULE: no message at all.
 run_preloaded(out err OMP_NUM_THREADS=3 SELFSCHED_SCHEDULE=fss SELFSCHED_PROFILE=${WORK}/gcc_preload.json
               ${BIN}/plain_program_c 20000)

@@ -20,6 +20,19 @@ function(run_preloaded out_var err_var)
   set(${err_var} "${err}" PARENT_SCOPE)
 endfunction()
 
+# expect_served(WHAT FILE TECHNIQUE): the profile FILE was written and its
+# first loop was served by TECHNIQUE.
+function(expect_served what file technique)
+  if(NOT EXISTS ${file})
+    message(FATAL_ERROR "${what}: no profile written (${file})")
+  endif()
+  file(READ ${file} json)
+  string(JSON served ERROR_VARIABLE error GET "${json}" sites 0 loops 0 technique)
+  if(error OR NOT served STREQUAL technique)
+    message(FATAL_ERROR "${what}: the profile's first loop was served by '${served}', not ${technique}:\n${json}")
+  endif()
+endfunction()
+
 # expect_forwarded_profile(WHAT FILE TECHNIQUE THREADS): the profile FILE,
 # written with SELFSCHED_PROFILE_FORWARDED=1, has a loop left to the runtime
 # under TECHNIQUE ("libomp dynamic,4"), with a makespan and a row for each

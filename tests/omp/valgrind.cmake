@@ -17,14 +17,10 @@ foreach(program ${PROGRAMS})
     run_preloaded(out err OMP_NUM_THREADS=2 SELFSCHED_SCHEDULE=${technique} SELFSCHED_VERBOSE=1
                   SELFSCHED_AUTO_CACHE=off SELFSCHED_PROFILE=${profile} SELFSCHED_PROFILE_CHUNKS=1
                   ${VALGRIND} --error-exitcode=9 -q ${program} 20000)
-    if(NOT out MATCHES "sum_ok=1 wrong=0" OR NOT err MATCHES "served by ${technique}" OR NOT EXISTS ${profile})
-      message(FATAL_ERROR "${name} under ${technique} in valgrind: expected every iteration once, the loop "
-                          "served by ${technique} and a profile; got:\n${out}\n${err}")
+    if(NOT out MATCHES "sum_ok=1 wrong=0" OR NOT err MATCHES "served by ${technique}")
+      message(FATAL_ERROR "${name} under ${technique} in valgrind: expected every iteration once and the loop "
+                          "served by ${technique}; got:\n${out}\n${err}")
     endif()
-    file(READ ${profile} json)
-    string(JSON served GET "${json}" sites 0 loops 0 technique)
-    if(NOT served STREQUAL technique)
-      message(FATAL_ERROR "${name} under ${technique} in valgrind: the profile names '${served}'")
-    endif()
+    expect_served("${name} under ${technique} in valgrind" ${profile} ${technique})
   endforeach()
 endforeach()
