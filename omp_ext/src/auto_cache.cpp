@@ -19,6 +19,7 @@
 
 #include "auto_cache_file.hpp"
 #include "files.hpp"
+#include "profile.hpp"
 #include "settings.hpp"
 #include "sites.hpp"
 
@@ -108,10 +109,19 @@ bool key_of(loop_site site, std::string& binary, std::string& offset) {
   return true;
 }
 
+// Under an MPI launcher, the first rank of each node writes: the others ran
+// the same loops, and a thousand ranks replacing one file in a shared home
+// at once is a burst of metadata traffic the file system's other users
+// feel. A node-local home still gets each node's file.
+bool writes_for_its_node() {
+  const char* local_rank = launcher_local_rank([](const char* name) -> const char* { return std::getenv(name); });
+  return local_rank == nullptr || std::strtol(local_rank, nullptr, 10) == 0;
+}
+
 void write_merged() {
   cache& c = the_cache();
   std::lock_guard guard(c.lock);
-  if (c.path.empty() || c.sites.empty()) return;
+  if (c.path.empty() || c.sites.empty() || !writes_for_its_node()) return;
   // Merge with what other processes wrote meanwhile.
   std::string why;
   json binaries = json::object();

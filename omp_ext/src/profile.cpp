@@ -163,6 +163,12 @@ const char* launcher_rank(const char* (*env)(const char*)) {
   return nullptr;
 }
 
+const char* launcher_local_rank(const char* (*env)(const char*)) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* v = env(name); v != nullptr && *v != '\0') return v;
+  return nullptr;
+}
+
 std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid) {
   const char* rank = launcher_rank(env);
   long ranks = -1;  // unknown

@@ -100,5 +100,8 @@ std::string profile_path_for_process(const std::string& pattern, const char* (*e
 // The MPI rank a launcher gave this process (OMPI_COMM_WORLD_RANK, PMIX_RANK,
 // PMI_RANK, SLURM_PROCID), or nullptr.
 const char* launcher_rank(const char* (*env)(const char*));
+// Its rank among the launcher's processes on this node
+// (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID), or nullptr.
+const char* launcher_local_rank(const char* (*env)(const char*));
 
 }  // namespace selfsched::omp

@@ -79,6 +79,15 @@ if(EXISTS ${dir}/home)
   message(FATAL_ERROR "SELFSCHED_AUTO_CACHE=off must write nothing")
 endif()
 
+# Under an MPI launcher only the first rank of each node writes.
+foreach(local_rank 1 0)
+  run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/node_${local_rank}.json
+    OMPI_COMM_WORLD_LOCAL_RANK=${local_rank} ${PROGRAM} 3000 1)
+endforeach()
+if(EXISTS ${dir}/node_1.json OR NOT EXISTS ${dir}/node_0.json)
+  message(FATAL_ERROR "the cache must be written by local rank 0 alone")
+endif()
+
 # A corrupt file, a directory: named, the program runs, the file is replaced.
 file(WRITE ${dir}/corrupt.json "[[[[")
 run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/corrupt.json ${PROGRAM} 3000 1)
