@@ -35,6 +35,19 @@ foreach(separator "" "--")
   endif()
 endforeach()
 
+# A bad name stops selfsched-run before the program runs: named, with the
+# valid ones, status 2; a modifier and blanks are no bad name.
+execute_process(COMMAND ${BIN}/selfsched-run --schedule fsss ${PROGRAM} 2000
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR NOT err MATCHES "--schedule 'fsss': unknown technique 'fsss'; valid: ")
+  message(FATAL_ERROR "selfsched-run --schedule fsss: expected status 2 and the valid names, got ${rc}:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${BIN}/selfsched-run --schedule "NONMONOTONIC: W-GSS , 4" ${PROGRAM} 2000
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "wrong=0")
+  message(FATAL_ERROR "selfsched-run --schedule 'NONMONOTONIC: W-GSS , 4': exit ${rc}\n${out}\n${err}")
+endif()
+
 # --forwarded: the loops left to the runtime in the profile too.
 set(forwarded ${WORK}/conventions_forwarded.json)
 file(REMOVE ${forwarded})
