@@ -35,12 +35,27 @@ foreach(separator "" "--")
   endif()
 endforeach()
 
-# A bad name stops selfsched-run before the program runs: named, with the
-# valid ones, status 2; a modifier and blanks are no bad name.
-execute_process(COMMAND ${BIN}/selfsched-run --schedule fsss ${PROGRAM} 2000
-                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR NOT err MATCHES "--schedule 'fsss': unknown technique 'fsss'; valid: ")
-  message(FATAL_ERROR "selfsched-run --schedule fsss: expected status 2 and the valid names, got ${rc}:\n${out}\n${err}")
+# A bad technique name stops the launchers before the program runs: named,
+# with the valid ones, status 2; a modifier and blanks are no bad name.
+foreach(option selfsched-run:--schedule selfsched-mpirun:--schedule selfsched-mpirun:--rank-schedule)
+  string(REPLACE ":" ";" option "${option}")
+  list(GET option 0 tool)
+  list(GET option 1 name)
+  if(NOT EXISTS ${BIN}/${tool})
+    continue()
+  endif()
+  execute_process(COMMAND ${BIN}/${tool} ${name} fsss ${PROGRAM} 2000
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR NOT err MATCHES "${name} 'fsss': unknown technique 'fsss'; valid: ")
+    message(FATAL_ERROR "${tool} ${name} fsss: expected status 2 and the valid names, got ${rc}:\n${out}\n${err}")
+  endif()
+endforeach()
+if(EXISTS ${BIN}/selfsched-mpirun)  # our name for the threads in SELFSCHED_SCHEDULE, as selfsched-run does
+  execute_process(COMMAND ${BIN}/selfsched-mpirun --dry-run --schedule " AF" -np 2 ${PROGRAM}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "-x SELFSCHED_SCHEDULE" OR out MATCHES "-x OMP_SCHEDULE")
+    message(FATAL_ERROR "selfsched-mpirun --dry-run --schedule ' AF': ${rc}\n${out}\n${err}")
+  endif()
 endif()
 execute_process(COMMAND ${BIN}/selfsched-run --schedule "NONMONOTONIC: W-GSS , 4" ${PROGRAM} 2000
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
