@@ -12,8 +12,9 @@
 // Read once per process, when auto comes into force (read_what_loops_need,
 // teams.hpp), else at the first auto loop; written at exit, merged
 // with what the file holds then (processes that share it lose at most an
-// update, never the file). Bounded: the 64 binaries used last, 256 sites
-// each. A bad file is named once and ignored (and replaced at exit).
+// update, never the file). Bounded: the 16 binaries used last, 256 sites
+// each, 1 MiB in all (fewer binaries if need be: every auto process reads
+// it). A bad file is named once and ignored (and replaced at exit).
 #pragma once
 
 #include "libomp_abi.hpp"

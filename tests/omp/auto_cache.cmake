@@ -79,6 +79,28 @@ if(EXISTS ${dir}/home)
   message(FATAL_ERROR "SELFSCHED_AUTO_CACHE=off must write nothing")
 endif()
 
+# Every auto process reads the whole file: it is kept to the 16 binaries used
+# last and 1 MiB, the oldest dropped first, this run's binary kept.
+string(REPEAT "x" 100000 pad)
+set(others "")
+foreach(k RANGE 1 20)
+  string(APPEND others "\"other${k}\": {\"used\": ${k}, \"sites\": {\"0x1\": {\"pad\": \"${pad}\"}}}, ")
+endforeach()
+string(REGEX REPLACE ", $" "" others "${others}")
+file(WRITE ${dir}/large.json "{\"selfsched_auto_cache\": 1, \"binaries\": {${others}}}")
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/large.json ${PROGRAM} 3000 1)
+file(SIZE ${dir}/large.json size)
+file(READ ${dir}/large.json text)
+string(JSON binaries LENGTH "${text}" binaries)
+string(JSON newest_other ERROR_VARIABLE dropped GET "${text}" binaries other20 used)
+string(JSON oldest_other ERROR_VARIABLE kept_oldest GET "${text}" binaries other1 used)
+if(size GREATER 1048576 OR binaries GREATER 16 OR binaries LESS 2 OR dropped OR NOT kept_oldest
+   OR NOT text MATCHES "\"0x[0-9a-f]+\":{\"estimates\"")
+  message(FATAL_ERROR "a large cache: expected at most 1 MiB and 16 binaries, this run's and the newest others, "
+                      "got ${size} bytes, ${binaries} binaries (newest other: '${dropped}', oldest other: "
+                      "'${kept_oldest}')\n${err}")
+endif()
+
 # Under an MPI launcher only the first rank of each node writes.
 foreach(local_rank 1 0)
   run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/node_${local_rank}.json
