@@ -70,11 +70,15 @@ profile_store& store() {
 }
 
 // A forked child profiles its own loops from the fork on: the parent's are
-// the parent's to write. The store is locked across the fork, so the child
-// never finds it locked by a thread it does not have.
+// the parent's to write, and a child that runs none writes nothing (it
+// would replace the parent's profile where the path has no %p). The store
+// is locked across the fork, so the child never finds it locked by a
+// thread it does not have.
+std::atomic<bool> forked_child{false};
 void lock_before_fork() { store().lock.lock(); }
 void unlock_in_parent() { store().lock.unlock(); }
 void start_afresh_in_child() {
+  forked_child.store(true, std::memory_order_relaxed);
   store().sites.clear();
   chunk_room.store(kept_chunks, std::memory_order_relaxed);
   chunks_not_kept.store(0, std::memory_order_relaxed);
@@ -146,6 +150,11 @@ std::string host_name() {
 }
 
 void write_at_exit() {
+  if (forked_child.load(std::memory_order_relaxed)) {
+    profile_store& s = store();
+    std::lock_guard guard(s.lock);
+    if (s.sites.empty()) return;
+  }
   const std::string path = this_profile_path();
   std::string why = "an internal error";
   if (!write_profile(path.c_str(), &why)) warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());

@@ -3,7 +3,8 @@
 //                                        and in a static destructor
 //   omp_lifecycle_program fork           loops in a parent and its forked
 //                                        children (libomp; libgomp itself
-//                                        hangs in a child after its threads ran)
+//                                        hangs in a child after its threads ran),
+//                                        then a child that runs none
 //   omp_lifecycle_program exit-in-loop   a thread calls exit() inside a loop
 // Each loop checks that every iteration ran once; a wrong one exits 3.
 #include <sys/wait.h>
@@ -59,6 +60,14 @@ int main(int argc, char** argv) {
         return 1;
       }
       loop_once("parent after a child", 10000);
+    }
+    // A child that runs no loop and ends with exit(): its atexit handlers run.
+    const pid_t idle = fork();
+    if (idle == 0) std::exit(0);
+    int status = 0;
+    if (idle < 0 || waitpid(idle, &status, 0) != idle || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::printf("the child without loops failed (status %d)\n", status);
+      return 1;
     }
     return 0;
   }
