@@ -24,6 +24,7 @@
 #include "files.hpp"
 #include "selfsched/core/balance.hpp"
 #include "powers.hpp"
+#include "runtimes.hpp"
 #include "settings.hpp"
 
 namespace selfsched::omp {
@@ -70,10 +71,8 @@ profile_store& store() {
 }
 
 // A forked child profiles its own loops from the fork on: the parent's are
-// the parent's to write, and a child that runs none writes nothing (it
-// would replace the parent's profile where the path has no %p). The store
-// is locked across the fork, so the child never finds it locked by a
-// thread it does not have.
+// the parent's to write. The store is locked across the fork, so the child
+// never finds it locked by a thread it does not have.
 std::atomic<bool> forked_child{false};
 void lock_before_fork() { store().lock.lock(); }
 void unlock_in_parent() { store().lock.unlock(); }
@@ -150,11 +149,17 @@ std::string host_name() {
 }
 
 void write_at_exit() {
-  if (forked_child.load(std::memory_order_relaxed)) {
+  // A process that profiled no loop writes nothing where it is not the
+  // program: a shell or helper without OpenMP (preloaded as the program
+  // it starts is, and ending after it) or a forked child, whose empty
+  // profile would replace the program's where the path has no %p.
+  bool profiled_none = false;
+  {
     profile_store& s = store();
     std::lock_guard guard(s.lock);
-    if (s.sites.empty()) return;
+    profiled_none = s.sites.empty();
   }
+  if (profiled_none && (forked_child.load(std::memory_order_relaxed) || !look_at_runtimes().any_loaded())) return;
   const std::string path = this_profile_path();
   std::string why = "an internal error";
   if (!write_profile(path.c_str(), &why)) warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());

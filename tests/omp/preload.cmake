@@ -158,6 +158,17 @@ if(NOT times EQUAL 1)
   message(FATAL_ERROR "SELFSCHED_DISPLAY_ENV=true under a shell: printed ${times} times, expected once:\n${err}")
 endif()
 
+# The profile is the program's, not the shell's that started it and ended
+# after it (bash runs its exit handlers; dash does not). "&&", not ";",
+# which would split the CMake argument and let bash exec the program.
+file(REMOVE ${WORK}/under_bash.json)
+run_preloaded(out err OMP_SCHEDULE=fss SELFSCHED_PROFILE=${WORK}/under_bash.json
+              bash -c "'${PROGRAM}' 2000 && echo the shell goes on")
+if(NOT out MATCHES "the shell goes on")
+  message(FATAL_ERROR "bash must run on after the program: ${out}")
+endif()
+expect_served("a profile under bash" ${WORK}/under_bash.json fss)
+
 # selfsched-run sets the same variables for the user.
 execute_process(COMMAND ${RUN} --schedule tss --profile ${WORK}/run_profile.json -- ${PROGRAM} 5000
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
