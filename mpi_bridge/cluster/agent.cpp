@@ -1,0 +1,266 @@
+// selfsched-cluster-agent: one per rank, started by mpirun under
+// selfsched-mpirun --cluster. It checks the program, starts it (channel.hpp)
+// and does its MPI: every collective a parallel region needs, announced
+// first, so ranks whose programs took different paths stop with a message
+// instead of waiting for each other for ever.
+#include <mpi.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "channel.hpp"
+#include "launch.hpp"
+
+namespace selfsched::cluster {
+namespace {
+
+std::atomic<bool> program_ended{false};
+channel* the_channel = nullptr;
+
+void on_child(int) {
+  program_ended.store(true, std::memory_order_release);
+  if (the_channel != nullptr) the_channel->wake_agent();
+}
+
+const char* kind_name(std::int64_t kind) {
+  switch (static_cast<request_kind>(kind)) {
+    case request_kind::exchange: return "merging memory";
+    case request_kind::gather: return "combining a reduction";
+    case request_kind::barrier: return "at a barrier";
+    default: return "ending";  // finish
+  }
+}
+constexpr std::int64_t finish_kind = 1000;
+
+class agent {
+ public:
+  agent(MPI_Comm comm, channel& ch) : comm_(comm), channel_(ch) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &ranks_);
+  }
+
+  // Serves the program until it ends; returns its exit status.
+  int serve(pid_t program) {
+    while (channel_.wait_request(program_ended)) handle();
+    int status = 0;
+    waitpid(program, &status, 0);
+    if (WIFSIGNALED(status)) {
+      std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
+                   rank_, WTERMSIG(status), strsignal(WTERMSIG(status)));
+      MPI_Abort(comm_, 70);
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 70;
+    announce(finish_kind, code);
+    return code;
+  }
+
+ private:
+  void handle() {
+    channel_control& c = channel_.control();
+    switch (c.kind) {
+      case request_kind::exchange: exchange(); break;
+      case request_kind::gather: gather(); break;
+      case request_kind::barrier: announce(static_cast<std::int64_t>(request_kind::barrier), 0); break;
+      case request_kind::fatal:
+        std::fprintf(stderr, "%s\n", c.text);
+        std::fflush(stderr);
+        MPI_Abort(comm_, 70);
+        break;
+      default:
+        c.results[0] = -1;  // not served here
+        break;
+    }
+    channel_.answer();
+  }
+
+  // Every rank says what it does next and with how many bytes; all must do
+  // the same. Returns every rank's byte count.
+  std::vector<std::int64_t> announce(std::int64_t kind, std::int64_t bytes) {
+    std::int64_t mine[2] = {kind, bytes};
+    std::vector<std::int64_t> all(2 * static_cast<std::size_t>(ranks_));
+    MPI_Request r;
+    MPI_Iallgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, comm_, &r);
+    wait_quietly(r);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks_));
+    for (int q = 0; q < ranks_; ++q) {
+      counts[q] = all[2 * q + 1];
+      if (all[2 * q] != kind && rank_ == 0) {
+        const int other = q;
+        std::fprintf(stderr,
+                     "selfsched-mpirun --cluster: the ranks' programs went different ways: rank 0 is %s while rank %d "
+                     "is %s; stopping the job\n",
+                     kind_name(kind), other, kind_name(all[2 * q]));
+        std::fflush(stderr);
+        MPI_Abort(comm_, 70);
+      }
+    }
+    // Everyone agreed; a rank that disagreed waits for rank 0's abort.
+    for (int q = 0; q < ranks_; ++q)
+      if (all[2 * q] != kind) for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    return counts;
+  }
+
+  void exchange() {
+    channel_control& c = channel_.control();
+    const auto counts = announce(static_cast<std::int64_t>(request_kind::exchange), static_cast<std::int64_t>(c.outgoing_bytes));
+    std::vector<int> sizes(counts.size()), offsets(counts.size());
+    std::uint64_t at = 0;
+    for (std::size_t q = 0; q < counts.size(); ++q) {
+      if (counts[q] > INT32_MAX || at > INT32_MAX) too_big();
+      sizes[q] = static_cast<int>(counts[q]);
+      offsets[q] = static_cast<int>(at);
+      c.received[q] = {at, static_cast<std::uint64_t>(counts[q])};
+      at = (at + static_cast<std::uint64_t>(counts[q]) + 63) & ~std::uint64_t{63};
+    }
+    if (at > channel_layout::incoming_bytes) too_big();
+    MPI_Request r;
+    MPI_Iallgatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(), sizes.data(),
+                    offsets.data(), MPI_BYTE, comm_, &r);
+    wait_quietly(r);
+  }
+
+  void gather() {
+    channel_control& c = channel_.control();
+    const auto counts = announce(static_cast<std::int64_t>(request_kind::gather), static_cast<std::int64_t>(c.outgoing_bytes));
+    std::vector<int> sizes(counts.size()), offsets(counts.size());
+    std::uint64_t at = 0;
+    for (std::size_t q = 0; q < counts.size(); ++q) {
+      if (counts[q] > INT32_MAX || at > INT32_MAX) too_big();
+      sizes[q] = static_cast<int>(counts[q]);
+      offsets[q] = static_cast<int>(at);
+      c.received[q] = {at, static_cast<std::uint64_t>(counts[q])};
+      at = (at + static_cast<std::uint64_t>(counts[q]) + 63) & ~std::uint64_t{63};
+    }
+    MPI_Request r;
+    MPI_Igatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(), sizes.data(),
+                 offsets.data(), MPI_BYTE, 0, comm_, &r);
+    wait_quietly(r);
+  }
+
+  [[noreturn]] void too_big() {
+    std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d: one synchronization point moves more than 2 GiB per rank, "
+                         "more than the agent can send at once; stopping the job\n", rank_);
+    MPI_Abort(comm_, 70);
+    std::abort();
+  }
+
+  // Waits for a collective without holding a core: the program's threads
+  // may be computing on it. Spins briefly, then sleeps in growing steps.
+  void wait_quietly(MPI_Request& r) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    for (;;) {
+      int done = 0;
+      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      if (done) return;
+      if (program_ended.load(std::memory_order_acquire)) {
+        int status = 0;
+        if (waitpid(-1, &status, WNOHANG) > 0 && WIFSIGNALED(status)) {
+          std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
+                       rank_, WTERMSIG(status), strsignal(WTERMSIG(status)));
+          MPI_Abort(comm_, 70);
+        }
+      }
+      const auto waited = clock::now() - start;
+      if (waited < std::chrono::microseconds(50)) continue;
+      const auto step = std::min<clock::duration>(std::chrono::milliseconds(1), std::max<clock::duration>(std::chrono::microseconds(10), waited / 16));
+      std::this_thread::sleep_for(step);
+    }
+  }
+
+  MPI_Comm comm_;
+  channel& channel_;
+  int rank_ = 0, ranks_ = 1;
+};
+
+std::string on_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  for (std::string dirs = path ? path : "/usr/bin:/bin"; !dirs.empty();) {
+    const std::size_t colon = dirs.find(':');
+    const std::string dir = dirs.substr(0, colon);
+    dirs = colon == std::string::npos ? "" : dirs.substr(colon + 1);
+    const std::string full = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(full.c_str(), X_OK) == 0) return full;
+  }
+  return name;
+}
+
+}  // namespace
+}  // namespace selfsched::cluster
+
+int main(int argc, char** argv) {
+  using namespace selfsched::cluster;
+  int first = 1;
+  if (first < argc && std::strcmp(argv[first], "--") == 0) ++first;
+  if (first >= argc) {
+    std::fprintf(stderr, "usage: selfsched-cluster-agent [--] PROGRAM [ARGS...] (started by selfsched-mpirun --cluster)\n");
+    return 2;
+  }
+  std::vector<std::string> args(argv + first, argv + argc);
+  args[0] = on_path(args[0]);
+
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+
+  // Rank 0 decides whether the program can run; everyone hears why not.
+  std::string why = rank == 0 ? check_program(args[0]) : std::string();
+  int length = static_cast<int>(why.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  why.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(why.data(), length, MPI_CHAR, 0, comm);
+  if (!why.empty()) {
+    if (rank == 0) std::fprintf(stderr, "selfsched-mpirun --cluster: %s\n", why.c_str());
+    MPI_Finalize();
+    return 2;
+  }
+
+  const int fd = channel::create();
+  channel ch(fd);
+  if (fd < 0 || !ch.ready()) {
+    std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot make its channel to the program (%s)\n", rank,
+                 std::strerror(errno));
+    MPI_Abort(comm, 70);
+  }
+  ch.control().rank = rank;
+  ch.control().ranks = ranks;
+  ch.control().magic = channel_magic;
+  the_channel = &ch;
+
+  // Every rank's environment the same size: the program's stack starts at
+  // the same address everywhere.
+  const int error_fd = dup(2);
+  std::vector<std::string> env = program_environment(rank, ranks, fd, error_fd);
+  unsigned long long bytes = environment_bytes(env) + 64, largest = 0;
+  MPI_Allreduce(&bytes, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  pad_environment(env, largest);
+
+  struct sigaction sa{};
+  sa.sa_handler = on_child;
+  sa.sa_flags = SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &sa, nullptr);
+  const pid_t pid = start_program(args, env, rank != 0);
+  if (pid < 0) {
+    std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot start '%s' (%s)\n", rank, args[0].c_str(),
+                 std::strerror(errno));
+    MPI_Abort(comm, 70);
+  }
+  agent a(comm, ch);
+  const int code = a.serve(pid);
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,89 @@
+#include "channel.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <ctime>
+
+namespace selfsched::cluster {
+namespace {
+
+// Futexes on a shared mapping: not FUTEX_PRIVATE, two processes wait on them.
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t value) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, value, nullptr, nullptr, 0);
+}
+void futex_wake(std::atomic<std::uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+}
+
+// Waits until `word` is no longer `value`: spins a few microseconds (the
+// answer is often that quick), then sleeps.
+void wait_change(std::atomic<std::uint32_t>& word, std::uint32_t value) {
+  for (int spin = 0; spin < 2000; ++spin) {
+    if (word.load(std::memory_order_acquire) != value) return;
+    if (spin > 200) sched_yield();
+  }
+  while (word.load(std::memory_order_acquire) == value) futex_wait(word, value);
+}
+
+}  // namespace
+
+channel::channel(int fd) {
+  void* p = mmap(nullptr, channel_layout::total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  if (p == MAP_FAILED) return;
+  base_ = static_cast<std::byte*>(p);
+  seen_request_ = control().request_seq.load(std::memory_order_acquire);
+}
+
+channel::~channel() {
+  if (base_ != nullptr) munmap(base_, channel_layout::total);
+}
+
+int channel::create() {
+  const int fd = static_cast<int>(syscall(SYS_memfd_create, "selfsched-cluster", 0));
+  if (fd < 0) return -1;
+  if (ftruncate(fd, static_cast<off_t>(channel_layout::total)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void channel::call() {
+  channel_control& c = control();
+  const std::uint32_t reply = c.reply_seq.load(std::memory_order_acquire);
+  c.request_seq.fetch_add(1, std::memory_order_acq_rel);
+  c.agent_events.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake(c.agent_events);
+  wait_change(c.reply_seq, reply);
+}
+
+bool channel::wait_request(const std::atomic<bool>& stop) {
+  channel_control& c = control();
+  for (;;) {
+    const std::uint32_t events = c.agent_events.load(std::memory_order_acquire);
+    if (stop.load(std::memory_order_acquire)) return false;
+    const std::uint32_t now = c.request_seq.load(std::memory_order_acquire);
+    if (now != seen_request_) {
+      seen_request_ = now;
+      return true;
+    }
+    futex_wait(c.agent_events, events);
+  }
+}
+
+void channel::answer() {
+  channel_control& c = control();
+  c.reply_seq.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake(c.reply_seq);
+}
+
+void channel::wake_agent() {
+  control().agent_events.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake(control().agent_events);
+}
+
+}  // namespace selfsched::cluster

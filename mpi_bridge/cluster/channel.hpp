@@ -1,0 +1,98 @@
+// The channel between a program in cluster mode and its rank's agent
+// (agent.cpp): one shared-memory file, made by the agent before it starts
+// the program. MPI stays in the agent: once a process has called MPI_Init,
+// its heap and mappings no longer match the other ranks' (Open MPI allocates
+// by rank), and the program's must match byte for byte.
+//
+// One request at a time: the program writes its request and bumps
+// `request_seq`, the agent answers and bumps `reply_seq`; each side sleeps
+// on the other's word (futex) after a short spin. Bulk data (page diffs,
+// reduction values) goes through two areas of the same file: what this rank
+// sends, and what the agent received from every rank.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace selfsched::cluster {
+
+enum class request_kind : std::uint32_t {
+  none = 0,
+  exchange,        // every rank's outgoing bytes to every rank (allgather): merges
+  gather,          // every rank's outgoing bytes to rank 0 (reductions)
+  barrier,         // every rank here
+  loop_begin,      // a dynamic loop starts: args n, site hash; text its description
+  next_outer,      // its next outer chunk: results start, size
+  progress,        // args loop, left, size: result 0 when the rest is not wanted
+  loop_end,
+  parallel_end,    // a parallel region that had dynamic loops ended
+  fatal,           // text: stop the job with this message
+};
+
+inline constexpr std::uint32_t channel_magic = 0x53534348;  // "SSCH"
+inline constexpr int channel_max_ranks = 4096;
+
+struct received_block {
+  std::uint64_t offset = 0;  // in the incoming area
+  std::uint64_t bytes = 0;
+};
+
+struct channel_control {
+  std::uint32_t magic = 0;
+  std::int32_t rank = 0, ranks = 1;
+  alignas(64) std::atomic<std::uint32_t> request_seq{0};
+  alignas(64) std::atomic<std::uint32_t> reply_seq{0};
+  // What the agent sleeps on: bumped with every request and by the agent's
+  // own signal handlers, so no wake-up is lost.
+  alignas(64) std::atomic<std::uint32_t> agent_events{0};
+  alignas(64) request_kind kind = request_kind::none;
+  std::int64_t args[8] = {};
+  std::int64_t results[8] = {};
+  std::uint64_t outgoing_bytes = 0;
+  char text[4096] = {};
+  received_block received[channel_max_ranks];  // exchange, gather (rank 0): where each rank's bytes landed
+};
+
+// The file's layout.
+struct channel_layout {
+  static constexpr std::size_t control_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t outgoing_bytes = std::size_t{16} << 30;
+  static constexpr std::size_t incoming_bytes = std::size_t{48} << 30;
+  static constexpr std::size_t outgoing_offset = control_bytes;
+  static constexpr std::size_t incoming_offset = control_bytes + outgoing_bytes;
+  static constexpr std::size_t total = incoming_offset + incoming_bytes;
+};
+
+class channel {
+ public:
+  // Maps the file behind `fd` (MAP_SHARED). ready() false if it cannot.
+  explicit channel(int fd);
+  ~channel();
+  channel(const channel&) = delete;
+  channel& operator=(const channel&) = delete;
+  bool ready() const { return base_ != nullptr; }
+
+  channel_control& control() const { return *reinterpret_cast<channel_control*>(base_); }
+  std::byte* outgoing() const { return base_ + channel_layout::outgoing_offset; }
+  std::byte* incoming() const { return base_ + channel_layout::incoming_offset; }
+
+  // The program's side: sends control().kind / args / text / outgoing_bytes
+  // as set by the caller and waits for the answer.
+  void call();
+  // The agent's side: waits for the next request (false when `stop` became
+  // true, checked when woken); answer() wakes the program.
+  bool wait_request(const std::atomic<bool>& stop);
+  void answer();
+  // Wakes a wait_request (the agent's own signal handler).
+  void wake_agent();
+
+  // The agent creates the file.
+  static int create();
+
+ private:
+  std::byte* base_ = nullptr;
+  std::uint32_t seen_request_ = 0;
+};
+
+}  // namespace selfsched::cluster

@@ -1,0 +1,254 @@
+// Parallel regions of the initial thread. __kmpc_fork_call (fork_stub.S)
+// asks prepare_fork, before libomp forks, whether the region is shared or
+// replicated; every thread of the team then runs the region's function
+// through run_member below, which numbers it, gives it its arena, and ends
+// the region with a synchronization point. A conflict (a merge that found
+// two ranks changing one byte, or a construct that cannot be shared) sends
+// every thread back to run_member's start: memory goes back to what the
+// region found and the region runs again, replicated.
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "allocation.hpp"
+#include "interposed.hpp"
+
+namespace selfsched::cluster {
+
+bool team_size_changed = false;  // omp_set_num_threads (worksharing.cpp)
+void choose_technique_for_runtime_loops();  // outer_chunks.cpp
+
+namespace {
+
+using microtask_t = void (*)(std::int32_t*, std::int32_t*, ...);
+using invoke_t = int (*)(microtask_t, int gtid, int tid, int argc, void** argv, void** exit_frame);
+
+thread_local member_state member __attribute__((tls_model("initial-exec")));
+thread_local bool in_member __attribute__((tls_model("initial-exec"))) = false;
+thread_local int initial __attribute__((tls_model("initial-exec"))) = -1;  // -1: not known yet
+
+bool is_initial_thread() {
+  if (initial < 0) initial = syscall(SYS_gettid) == getpid() ? 1 : 0;
+  return initial == 1;
+}
+
+int real_level() {
+  static const auto f = next_definition<int (*)()>("omp_get_level");
+  return f != nullptr ? f() : 0;
+}
+
+// num_threads(n) for the next region (one region), or omp_set_num_threads
+// (every region after): not the thread counts the ranks agreed on.
+bool pushed_num_threads = false;
+
+void say_replicated(cluster_process& p) {
+  region_state& r = p.region();
+  if (p.rank() != 0) return;
+  p.say("selfsched-mpirun --cluster: the parallel region at " + describe_site(r.site) +
+        " runs replicated on every rank from now on: " + r.why);
+}
+
+}  // namespace
+
+member_state* shared_member() {
+  if (!in_member || !member.shared) return nullptr;
+  return real_level() == 1 ? &member : nullptr;
+}
+
+member_state* region_member() {
+  if (!in_member) return nullptr;
+  return real_level() == 1 ? &member : nullptr;
+}
+
+void local_barrier(ident* loc, std::int32_t gtid) {
+  static const auto real = next_definition<void (*)(ident*, std::int32_t)>("__kmpc_barrier");
+  real(loc, gtid);
+}
+
+std::string describe_site(const void* loc) {
+  const auto* id = static_cast<const ident*>(loc);
+  if (id == nullptr || id->psource == nullptr) return "(unknown place)";
+  // ";file;function;line;col;;"
+  std::string fields[4];
+  const char* s = id->psource;
+  for (int f = -1; *s != '\0' && f < 4; ++s) {
+    if (*s == ';') {
+      ++f;
+      continue;
+    }
+    if (f >= 0) fields[f] += *s;
+  }
+  if (fields[0].empty() || fields[0] == "unknown") return "(a place the binary does not name: build with -g)";
+  return fields[0] + ":" + fields[2] + " in " + fields[1];
+}
+
+void synchronize(ident* loc, std::int32_t gtid, member_state& m) {
+  cluster_process& p = *cluster_process::get();
+  region_state& r = p.region();
+  local_barrier(loc, gtid);  // this rank's threads are done writing
+  if (m.thread == 0) {
+    if (r.abort_here.load()) r.replay.store(true);
+    else if (!p.merge_shared()) r.replay.store(true);
+  }
+  local_barrier(loc, gtid);  // everyone knows the answer
+  if (r.replay.load()) std::longjmp(m.again, 1);
+}
+
+void run_region_again_replicated(ident* loc, std::int32_t gtid, const char* construct) {
+  cluster_process& p = *cluster_process::get();
+  region_state& r = p.region();
+  if (!r.abort_here.exchange(true)) r.why = std::string("it contains ") + construct + ", which ranks cannot share";
+  local_barrier(loc, gtid);  // every thread of this rank met the construct
+  r.replay.store(true);
+  std::longjmp(member.again, 1);
+}
+
+// Every thread of the team runs the region's function here.
+static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
+  static const auto invoke = next_definition<invoke_t>("__kmp_invoke_microtask");
+  cluster_process& p = *cluster_process::get();
+  region_state& r = p.region();
+  auto* loc = static_cast<ident*>(const_cast<void*>(r.site));
+  member.thread = *btid;
+  in_member = true;
+  if (setjmp(member.again) != 0) {
+    // Back from a conflict, every thread of this rank: memory as the region
+    // found it, then the region again, replicated.
+    local_barrier(loc, *gtid);
+    if (member.thread == 0) {
+      p.roll_back_region();
+      r.shared = false;
+      r.replayed = true;
+      r.replay.store(false);
+      r.abort_here.store(false);
+      say_replicated(p);
+    }
+    local_barrier(loc, *gtid);
+  }
+  member.shared = r.shared;
+  member.number = r.shared ? r.team->number(p.rank(), member.thread) : member.thread;
+  // Replicated, every thread allocates from the serial arena: rank 0's
+  // memory is every rank's afterwards anyway.
+  set_thread_arena(r.shared ? 1 + member.number : 0, r.shared);
+  void* exit_frame = nullptr;
+  invoke(reinterpret_cast<microtask_t>(r.microtask), *gtid, member.thread, static_cast<int>(r.args.size()),
+         r.args.data(), &exit_frame);
+  // The region's end is a synchronization point.
+  if (member.shared) {
+    synchronize(loc, *gtid, member);
+  } else {
+    local_barrier(loc, *gtid);
+    if (member.thread == 0) p.adopt_rank_zero();
+  }
+  local_barrier(loc, *gtid);
+  set_thread_arena(is_initial_thread() ? 0 : -1, false);
+  in_member = false;
+  if (member.thread == 0) p.end_region();
+}
+
+}  // namespace selfsched::cluster
+
+using namespace selfsched::cluster;
+
+// Called by __kmpc_fork_call (fork_stub.S) with the caller's registers
+// (rdi, rsi, rdx, rcx, r8, r9) and its stack arguments: which function libomp
+// should run on every thread, and libomp's fork.
+struct fork_choice {
+  void* microtask;
+  void* fork;
+};
+extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_prepare_fork(
+    const std::uint64_t* registers, const std::uint64_t* stack_arguments) {
+  static void* const real = dlsym(RTLD_NEXT, "__kmpc_fork_call");
+  auto* microtask = reinterpret_cast<void*>(registers[2]);
+  cluster_process* p = cluster_process::get();
+  if (p == nullptr || p->ranks() < 1 || !is_initial_thread() || in_member || real_level() > 0 || p->region().active)
+    return {microtask, real};
+  static const bool chosen = (choose_technique_for_runtime_loops(), true);
+  (void)chosen;
+  const auto argc = static_cast<int>(registers[1]);
+  std::vector<void*> args(static_cast<std::size_t>(argc > 0 ? argc : 0));
+  for (int i = 0; i < argc; ++i)
+    args[static_cast<std::size_t>(i)] = reinterpret_cast<void*>(i < 3 ? registers[3 + i] : stack_arguments[i - 3]);
+  const void* site = reinterpret_cast<const void*>(registers[0]);
+  const bool pushed = pushed_num_threads;
+  pushed_num_threads = false;
+  const bool shared = p->ranks() > 1 && !pushed && !team_size_changed && !p->is_replicated_site(site);
+  p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shared);
+  return {reinterpret_cast<void*>(&run_member), real};
+}
+
+// __kmpc_fork_call(loc, argc, microtask, ...): clang's call to start a
+// parallel region. Variadic, so it cannot be written in C++ and still pass
+// its arguments on untouched: it saves the argument registers, asks
+// selfsched_cluster_prepare_fork (above) which function libomp should run
+// (given the caller's stack pointer: above it lie the caller's locals,
+// shared memory), puts the registers back with that function in rdx, and
+// jumps to libomp's __kmpc_fork_call as if called directly. x86-64 only.
+asm(
+    "    .text\n"
+    "    .globl __kmpc_fork_call\n"
+    "    .type __kmpc_fork_call, @function\n"
+    "    .p2align 4\n"
+    "__kmpc_fork_call:\n"
+    "    .cfi_startproc\n"
+    "    pushq %rbp\n"
+    "    .cfi_def_cfa_offset 16\n"
+    "    .cfi_offset %rbp, -16\n"
+    "    movq %rsp, %rbp\n"
+    "    .cfi_def_cfa_register %rbp\n"
+    "    subq $64, %rsp\n"
+    "    movq %rdi, 0(%rsp)\n"
+    "    movq %rsi, 8(%rsp)\n"
+    "    movq %rdx, 16(%rsp)\n"
+    "    movq %rcx, 24(%rsp)\n"
+    "    movq %r8, 32(%rsp)\n"
+    "    movq %r9, 40(%rsp)\n"
+    "    movq %rax, 48(%rsp)\n"
+    "    movq %rsp, %rdi            # the registers\n"
+    "    leaq 16(%rbp), %rsi        # the stack arguments: the caller's stack pointer at the call\n"
+    "    call selfsched_cluster_prepare_fork\n"
+    "    movq %rax, %r10            # the function to run on every thread\n"
+    "    movq %rdx, %r11            # libomp's __kmpc_fork_call\n"
+    "    movq 0(%rsp), %rdi\n"
+    "    movq 8(%rsp), %rsi\n"
+    "    movq %r10, %rdx\n"
+    "    movq 24(%rsp), %rcx\n"
+    "    movq 32(%rsp), %r8\n"
+    "    movq 40(%rsp), %r9\n"
+    "    movq 48(%rsp), %rax\n"
+    "    leave\n"
+    "    .cfi_def_cfa %rsp, 8\n"
+    "    jmp *%r11\n"
+    "    .cfi_endproc\n"
+    "    .size __kmpc_fork_call, .-__kmpc_fork_call\n"
+);
+
+extern "C" {
+
+void __kmpc_fork_call(ident* loc, std::int32_t argc, void* microtask, ...);  // fork_stub.S
+
+// clang's `parallel if(...)`: a true condition is a fork like any other.
+__attribute__((visibility("default"))) void __kmpc_fork_call_if(ident* loc, std::int32_t argc, void* microtask,
+                                                                std::int32_t cond, void* args) {
+  SELFSCHED_NEXT(__kmpc_fork_call_if);
+  if (cond && cluster_process::get() != nullptr) {
+    if (args != nullptr) __kmpc_fork_call(loc, argc, microtask, args);
+    else __kmpc_fork_call(loc, argc, microtask);
+    return;
+  }
+  real(loc, argc, microtask, cond, args);
+}
+
+// num_threads(n): the ranks agreed on other counts, so such a region runs
+// replicated (each rank a whole team of n threads).
+__attribute__((visibility("default"))) void __kmpc_push_num_threads(ident* loc, std::int32_t gtid,
+                                                                    std::int32_t n) {
+  SELFSCHED_NEXT(__kmpc_push_num_threads);
+  if (cluster_process::get() != nullptr && !in_member) pushed_num_threads = true;
+  real(loc, gtid, n);
+}
+
+}  // extern "C"

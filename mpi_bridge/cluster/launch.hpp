@@ -1,0 +1,28 @@
+// How an agent starts its rank's program: whether the program can run in
+// cluster mode at all, the environment it gets (the same size on every
+// rank, so its stack starts at the same address), and the child process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace selfsched::cluster {
+
+// "" when the program can run in cluster mode, else why not (one line):
+// not found, static, not an OpenMP program, GCC's libgomp, calls MPI.
+std::string check_program(const std::string& program);
+
+// The program's environment: ours without the launcher's per-rank MPI
+// variables, with the libraries preloaded and the channel named.
+std::vector<std::string> program_environment(int rank, int ranks, int channel_fd, int stderr_fd);
+// Bytes the environment takes on the program's stack.
+std::size_t environment_bytes(const std::vector<std::string>& env);
+// Pads `env` to `bytes` (>= environment_bytes(env)) with one variable.
+void pad_environment(std::vector<std::string>& env, std::size_t bytes);
+
+// Starts the program with address randomization off, killed if the agent
+// dies; a rank other than 0 writes its standard output and error nowhere.
+// Returns its pid, or -1 (errno says why).
+int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet);
+
+}  // namespace selfsched::cluster

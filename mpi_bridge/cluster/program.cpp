@@ -1,0 +1,316 @@
+#include "program.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "allocation.hpp"
+
+namespace selfsched::cluster {
+
+std::atomic<cluster_process*> cluster_process::instance_{nullptr};
+
+namespace {
+
+alignas(cluster_process) unsigned char process_storage[sizeof(cluster_process)];
+
+int env_int(const char* name, int fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  return *end == '\0' && v >= 0 && v <= INT32_MAX ? static_cast<int>(v) : fallback;
+}
+
+// The main thread's stack: [lowest mapped page, top).
+address_range main_stack() {
+  address_range r{};
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return r;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps) != nullptr)
+    if (std::strstr(line, "[stack]") != nullptr) std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &r.begin, &r.end);
+  std::fclose(maps);
+  return r;
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+  return h;
+}
+
+constexpr std::uintptr_t page_floor(std::uintptr_t a) { return a & ~std::uintptr_t{page_bytes - 1}; }
+
+}  // namespace
+
+void cluster_process::start() {
+  if (std::getenv("SELFSCHED_CLUSTER_CHANNEL") == nullptr) return;
+  auto* p = new (process_storage) cluster_process;
+  std::string why;
+  if (!p->set_up(why)) {
+    // The agent is waiting for requests: tell it, so the job stops at once.
+    if (p->channel_ != nullptr && p->channel_->ready()) p->stop("selfsched-mpirun --cluster: rank " + std::to_string(p->rank_) + ": " + why);
+    const std::string line = "selfsched-mpirun --cluster: " + why + "\n";
+    (void)!write(p->error_fd_, line.data(), line.size());
+    _exit(70);
+  }
+  instance_.store(p, std::memory_order_release);
+}
+
+bool cluster_process::set_up(std::string& why) {
+  rank_ = env_int("SELFSCHED_CLUSTER_RANK", 0);
+  ranks_ = env_int("SELFSCHED_CLUSTER_RANKS", 1);
+  error_fd_ = env_int("SELFSCHED_CLUSTER_STDERR", 2);
+  const int fd = env_int("SELFSCHED_CLUSTER_CHANNEL", -1);
+  channel_ = new channel(fd);
+  if (fd < 0 || !channel_->ready() || channel_->control().magic != channel_magic ||
+      channel_->control().rank != rank_) {
+    why = "the program was not started by selfsched-mpirun --cluster's agent (SELFSCHED_CLUSTER_CHANNEL)";
+    return false;
+  }
+  if (!route_program_allocations()) {
+    why = "the program's heap cannot be placed at its fixed address (0x200000000000): something else is mapped there";
+    return false;
+  }
+  heap_ = the_program_heap();
+  const heap_geometry& g = heap_->geometry();
+  if (!tracker_.start({g.base, g.base + g.total()}, why)) return false;
+  // The program's own modules: their writable data is shared memory.
+  for (const module_info& m : loaded_modules()) {
+    if (m.runtime) continue;
+    for (const address_range& d : m.data) {
+      if (!tracker_.add_range(d)) {
+        why = "too much static data to keep copies of";
+        return false;
+      }
+      module_data_.push_back(d);
+    }
+  }
+  // The main stack from a little below here up: main()'s locals live there.
+  const address_range mapped = main_stack();
+  int here = 0;
+  stack_ = {std::max(mapped.begin, page_floor(reinterpret_cast<std::uintptr_t>(&here)) - 16 * page_bytes), mapped.end};
+  if (stack_.end <= stack_.begin || !tracker_.add_range(stack_)) {
+    why = "cannot find the main thread's stack";
+    return false;
+  }
+  return true;
+}
+
+const std::vector<int>& cluster_process::threads_per_rank() {
+  if (!threads_per_rank_.empty()) return threads_per_rank_;
+  // The first region: every rank says how many threads it runs regions
+  // with, and checks that its memory sits where everyone else's does.
+  static auto real_max_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_NEXT, "omp_get_max_threads"));
+  struct hello {
+    std::int64_t threads;
+    std::uint64_t layout;
+  } mine{real_max_threads != nullptr ? real_max_threads() : 1, layout_hash()};
+  std::memcpy(channel_->outgoing(), &mine, sizeof mine);
+  const auto all = exchange(sizeof mine);
+  for (int q = 0; q < ranks_; ++q) {
+    hello h{};
+    std::memcpy(&h, all[static_cast<std::size_t>(q)].data(), sizeof h);
+    if (h.layout != mine.layout)
+      stop("selfsched-mpirun --cluster: the program's memory is not laid out alike on rank " + std::to_string(rank_) +
+           " and rank " + std::to_string(q) +
+           " (another build of the program or of a library, or a different environment): its writes cannot be merged");
+    threads_per_rank_.push_back(static_cast<int>(std::max<std::int64_t>(1, h.threads)));
+  }
+  return threads_per_rank_;
+}
+
+std::vector<address_range> cluster_process::tracked_ranges() const {
+  std::vector<address_range> ranges = module_data_;
+  ranges.push_back(stack_);
+  for (int arena = 0; arena <= arena_bound_; ++arena) {
+    const heap_extent e = heap_->extent(arena);
+    if (e.end > e.begin) ranges.push_back({e.begin, e.end});
+  }
+  return ranges;
+}
+
+std::uint64_t cluster_process::layout_hash() const {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const address_range& d : module_data_) h = mix(mix(h, d.begin), d.end);
+  h = mix(h, stack_.end);
+  h = mix(h, heap_->geometry().base);
+  h = mix(h, heap_->serial_fingerprint());
+  if (region_.active) h = mix(h, region_.fork_sp);
+  return h;
+}
+
+std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes) {
+  channel_control& c = channel_->control();
+  c.kind = request_kind::exchange;
+  c.outgoing_bytes = bytes;
+  channel_->call();
+  std::vector<std::span<const std::byte>> all;
+  for (int q = 0; q < ranks_; ++q)
+    all.push_back({channel_->incoming() + c.received[q].offset, static_cast<std::size_t>(c.received[q].bytes)});
+  return all;
+}
+
+std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std::span<const std::byte> bytes) {
+  std::memcpy(channel_->outgoing(), bytes.data(), bytes.size());
+  channel_control& c = channel_->control();
+  c.kind = request_kind::gather;
+  c.outgoing_bytes = bytes.size();
+  channel_->call();
+  std::vector<std::span<const std::byte>> all;
+  if (rank_ == 0)
+    for (int q = 0; q < ranks_; ++q)
+      all.push_back({channel_->incoming() + c.received[q].offset, static_cast<std::size_t>(c.received[q].bytes)});
+  return all;
+}
+
+void cluster_process::begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
+                                   bool shared) {
+  region_state& r = region_;
+  r.active = true;
+  r.shared = shared;
+  r.replayed = false;
+  r.site = site;
+  r.microtask = microtask;
+  r.args = std::move(args);
+  r.fork_sp = fork_sp;
+  r.flags.store(0);
+  r.replay.store(false);
+  r.abort_here.store(false);
+  r.why.clear();
+  // A region started deeper down the stack than any before: track the
+  // frames between too (the encountering function's locals are shared).
+  if (fork_sp < stack_.begin + page_bytes) {
+    const address_range more{page_floor(fork_sp) - 16 * page_bytes, stack_.begin};
+    if (tracker_.add_range(more)) stack_.begin = more.begin;
+  }
+  tracker_.set_stack(stack_, fork_sp);
+  const std::vector<int>& threads = threads_per_rank();
+  r.team.emplace(threads, std::vector<double>{});
+  r.local_threads = threads[static_cast<std::size_t>(rank_)];
+  arena_bound_ = std::max(arena_bound_, r.team->size());
+  tracker_.begin_window(tracked_ranges());
+}
+
+void cluster_process::end_region() {
+  tracker_.end_region();
+  region_.active = false;
+  region_.args.clear();
+}
+
+bool cluster_process::is_replicated_site(const void* site) const {
+  return std::find(replicated_sites_.begin(), replicated_sites_.end(), site) != replicated_sites_.end();
+}
+
+namespace {
+
+std::string describe_flags(std::uint32_t flags) {
+  if (flags & flag_critical) return "entered a critical section or took an OpenMP lock (its updates were made to its own copy)";
+  return "ran a construct that cannot be shared across ranks";
+}
+
+}  // namespace
+
+bool cluster_process::merge_shared() {
+  region_state& r = region_;
+  const std::vector<address_range> ranges = tracked_ranges();
+  diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
+  diff_header h;
+  h.rank = static_cast<std::uint32_t>(rank_);
+  h.flags = r.flags.exchange(0);
+  h.layout = layout_hash();
+  w.begin(h);
+  if (!tracker_.write_diffs(ranges, w))
+    stop("selfsched-mpirun --cluster: rank " + std::to_string(rank_) +
+         " changed more memory between two synchronization points than one merge can carry (16 GiB)");
+  const auto blobs = exchange(w.finish());
+  bool conflicted = false;
+  for (int q = 0; q < ranks_ && !conflicted; ++q) {
+    diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
+    if (!reader.valid()) stop("selfsched-mpirun --cluster: rank " + std::to_string(q) + " sent a damaged merge");
+    if (reader.header().layout != h.layout)
+      stop("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
+           std::to_string(rank_) + " and rank " + std::to_string(q) +
+           " (its serial code allocated differently): its writes cannot be merged");
+    if (reader.header().flags != 0) {
+      conflicted = true;
+      r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags);
+    }
+  }
+  if (!conflicted) {
+    if (const conflict c = find_conflict(blobs); c.found) {
+      conflicted = true;
+      char where[160];
+      std::snprintf(where, sizeof where, "ranks %d and %d both changed the byte at %#" PRIxPTR, c.first_rank,
+                    c.second_rank, c.address);
+      r.why = where;
+    }
+  }
+  if (conflicted) {
+    tracker_.roll_back_window();
+    if (std::find(replicated_sites_.begin(), replicated_sites_.end(), r.site) == replicated_sites_.end())
+      replicated_sites_.push_back(r.site);
+    return false;
+  }
+  for (int q = 0; q < ranks_; ++q) {
+    if (q == rank_) continue;
+    diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
+    tracker_.apply(reader);
+  }
+  heap_->settle_deferred(arena_bound_);
+  tracker_.finish_merge(tracked_ranges());  // after the others' runs: an arena may have grown
+  return true;
+}
+
+void cluster_process::adopt_rank_zero() {
+  const std::vector<address_range> ranges = tracked_ranges();
+  diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
+  diff_header h;
+  h.rank = static_cast<std::uint32_t>(rank_);
+  h.layout = layout_hash();
+  w.begin(h);
+  if (!tracker_.write_diffs(ranges, w))
+    stop("selfsched-mpirun --cluster: rank " + std::to_string(rank_) +
+         " changed more memory in a replicated region than one merge can carry (16 GiB)");
+  const std::size_t size = w.finish();
+  const auto blobs = exchange(size);
+  if (rank_ != 0) {
+    const auto& zero = blobs[0];
+    const auto& mine = blobs[static_cast<std::size_t>(rank_)];
+    // The same writes as rank 0's (a deterministic region): nothing to do.
+    const bool same = zero.size() == mine.size() &&
+                      std::memcmp(zero.data() + sizeof(diff_header), mine.data() + sizeof(diff_header),
+                                  zero.size() - sizeof(diff_header)) == 0;
+    if (!same) {
+      tracker_.roll_back_window();
+      diff_reader reader(zero.data(), zero.size());
+      tracker_.apply(reader);
+    }
+  }
+  tracker_.finish_merge(tracked_ranges());
+}
+
+void cluster_process::roll_back_region() {
+  tracker_.discard_window(tracked_ranges());
+  tracker_.roll_back_region();
+}
+
+void cluster_process::say(const std::string& message) {
+  const std::string line = message + "\n";
+  (void)!write(error_fd_, line.data(), line.size());
+}
+
+void cluster_process::stop(const std::string& message) {
+  channel_control& c = channel_->control();
+  std::snprintf(c.text, sizeof c.text, "%s", message.c_str());
+  c.kind = request_kind::fatal;
+  channel_->call();
+  _exit(70);  // the agent ends the job; not reached
+}
+
+}  // namespace selfsched::cluster

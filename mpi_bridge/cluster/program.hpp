@@ -1,0 +1,108 @@
+// Cluster mode inside the program's process: what this rank knows and does.
+// The interposed OpenMP entry points (worksharing.cpp, fork.cpp) call these.
+#pragma once
+
+#include <atomic>
+#include <csetjmp>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "channel.hpp"
+#include "modules.hpp"
+#include "page_diff.hpp"
+#include "program_heap.hpp"
+#include "static_split.hpp"
+#include "tracking.hpp"
+
+namespace selfsched::cluster {
+
+// The parallel region the initial thread runs now, if any. Nested regions
+// and regions of other threads are each process's own.
+struct region_state {
+  bool active = false;
+  bool shared = false;      // threads numbered cluster-wide, loops shared, memory merged
+  bool replayed = false;    // running again, replicated, after a conflict
+  const void* site = nullptr;      // the fork's ident_t
+  void* microtask = nullptr;
+  std::vector<void*> args;
+  std::uintptr_t fork_sp = 0;      // the encountering frame's stack pointer: above it, the program's memory
+  int local_threads = 1;
+  std::optional<cluster_team> team;
+  std::atomic<std::uint32_t> flags{0};  // diff_flags seen since the last merge
+  std::atomic<bool> replay{false};      // the last synchronization point found a conflict
+  std::atomic<bool> abort_here{false};  // a construct that cannot be shared: run again, replicated
+  std::string why;                      // the conflict, for the message
+};
+
+// One thread's place in the region.
+struct member_state {
+  int thread = 0;     // in this rank's team
+  int number = 0;     // in the cluster-wide team
+  bool shared = false;
+  std::jmp_buf again; // back to the region's start (fork.cpp)
+};
+
+class cluster_process {
+ public:
+  // The process's cluster mode, or nullptr (not started by an agent).
+  static cluster_process* get() { return instance_.load(std::memory_order_acquire); }
+  static void start();  // the library's constructor
+
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+  region_state& region() { return region_; }
+  program_heap& heap() { return *heap_; }
+  channel& link() { return *channel_; }
+
+  // The threads each rank runs a region with (learned at the first region).
+  const std::vector<int>& threads_per_rank();
+
+  // A region of the initial thread begins (shared or replicated) and ends.
+  void begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp, bool shared);
+  void end_region();
+  bool is_replicated_site(const void* site) const;
+
+  // At a synchronization point of a shared region, on this rank's thread 0
+  // while the others wait: merge every rank's writes. false: a conflict;
+  // this window's writes are undone and region().why says what happened.
+  bool merge_shared();
+  // At the end of a replicated region: every rank takes rank 0's memory.
+  void adopt_rank_zero();
+  // Back to how the region found memory, to run it again replicated.
+  void roll_back_region();
+
+  // Reductions: rank 0 receives every other rank's `bytes` (rank 0 sends none).
+  std::vector<std::span<const std::byte>> gather_to_rank_zero(std::span<const std::byte> bytes);
+
+  // Ends the job with one message (every rank must reach the same decision,
+  // or call this from the rank that knows).
+  [[noreturn]] void stop(const std::string& message);
+  // One line on the job's standard error (rank 0's, or this rank's own when
+  // only it knows).
+  void say(const std::string& message);
+
+ private:
+  cluster_process() = default;
+  bool set_up(std::string& why);
+  std::vector<address_range> tracked_ranges() const;
+  std::uint64_t layout_hash() const;
+  std::vector<std::span<const std::byte>> exchange(std::size_t bytes);
+
+  static std::atomic<cluster_process*> instance_;
+  int rank_ = 0, ranks_ = 1;
+  int error_fd_ = 2;
+  channel* channel_ = nullptr;
+  program_heap* heap_ = nullptr;
+  page_tracker tracker_;
+  std::vector<address_range> module_data_;
+  address_range stack_{};
+  std::vector<int> threads_per_rank_;
+  int arena_bound_ = 1;  // arenas that may hold blocks: the serial one and every cluster-wide thread's
+  region_state region_;
+  std::vector<const void*> replicated_sites_;
+};
+
+}  // namespace selfsched::cluster

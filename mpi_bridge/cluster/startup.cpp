@@ -1,0 +1,71 @@
+// The library's one constructor. In a program an agent started
+// (SELFSCHED_CLUSTER_CHANNEL), cluster mode starts here. In a program that
+// mpirun started with SELFSCHED_CLUSTER=on (what selfsched-mpirun --cluster
+// does, and what a user may do under a plain mpirun or srun), the process
+// becomes its rank's agent, which starts the program again as its child.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocation.hpp"
+#include "program.hpp"
+
+namespace selfsched::cluster {
+void install_outer_source();
+
+namespace {
+
+bool cluster_asked() {
+  const char* v = std::getenv("SELFSCHED_CLUSTER");
+  if (v == nullptr) return false;
+  const std::string_view s = v;
+  if (s == "on" || s == "true" || s == "1" || s == "yes") return true;
+  if (!s.empty() && s != "off" && s != "false" && s != "0" && s != "no")
+    std::fprintf(stderr, "selfsched: SELFSCHED_CLUSTER='%s' is not on or off; off\n", v);
+  return false;
+}
+
+// Replaces this process with the agent (beside this library: ../bin/).
+void become_agent() {
+  Dl_info self{};
+  dladdr(reinterpret_cast<void*>(&become_agent), &self);
+  std::string lib = self.dli_fname != nullptr ? self.dli_fname : "";
+  const std::size_t slash = lib.rfind('/');
+  const std::string agent = (slash == std::string::npos ? std::string(".") : lib.substr(0, slash)) +
+                            "/../bin/selfsched-cluster-agent";
+  std::string cmdline;
+  const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  char buffer[4096];
+  for (ssize_t n; fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0;) cmdline.append(buffer, static_cast<std::size_t>(n));
+  if (fd >= 0) close(fd);
+  std::vector<char*> argv{const_cast<char*>(agent.c_str()), const_cast<char*>("--")};
+  for (std::size_t at = 0; at < cmdline.size(); at = cmdline.find('\0', at) + 1) argv.push_back(cmdline.data() + at);
+  argv.push_back(nullptr);
+  setenv("SELFSCHED_CLUSTER_AGENT", "1", 1);
+  execv(agent.c_str(), argv.data());
+  std::fprintf(stderr, "selfsched: SELFSCHED_CLUSTER=on, but the agent %s cannot start (%s)\n", agent.c_str(),
+               std::strerror(errno));
+  _exit(70);
+}
+
+}  // namespace
+}  // namespace selfsched::cluster
+
+__attribute__((constructor)) static void start_cluster_mode() {
+  using namespace selfsched::cluster;
+  if (std::getenv("SELFSCHED_CLUSTER_CHANNEL") == nullptr) {
+    if (cluster_asked() && std::getenv("SELFSCHED_CLUSTER_AGENT") == nullptr) become_agent();
+    return;
+  }
+  cluster_process::start();
+  if (cluster_process::get() == nullptr) return;
+  set_thread_arena(0, false);  // the initial thread runs the program's serial code
+  install_outer_source();
+}

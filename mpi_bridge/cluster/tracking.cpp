@@ -1,0 +1,269 @@
+#include "tracking.hpp"
+
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace selfsched::cluster {
+namespace {
+
+// PAGEMAP_SCAN (Linux 6.7, include/uapi/linux/fs.h), absent from older headers.
+constexpr std::uint64_t page_is_written = 1 << 1, page_is_present = 1 << 3, page_is_swapped = 1 << 4;
+struct page_region {
+  std::uint64_t start, end, categories;
+};
+struct pm_scan_arg {
+  std::uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted, category_mask,
+      category_anyof_mask, return_mask;
+};
+constexpr unsigned long pagemap_scan = _IOWR('f', 16, pm_scan_arg);
+constexpr std::uint64_t uffd_feature_wp_unpopulated = 1 << 13, uffd_feature_wp_async = 1 << 15;
+constexpr int uffd_user_mode_only = 1;
+
+constexpr std::size_t other_shadow_bytes = std::size_t{64} << 30;
+constexpr std::size_t undo_bytes = std::size_t{256} << 30;
+
+void* reserve(std::size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+}  // namespace
+
+page_tracker::~page_tracker() {
+  if (uffd_ >= 0) close(uffd_);
+  if (pagemap_ >= 0) close(pagemap_);
+}
+
+bool page_tracker::start(address_range heap, std::string& why) {
+  heap_ = heap;
+  heap_shadow_ = static_cast<std::byte*>(reserve(heap.end - heap.begin));
+  other_shadows_ = static_cast<std::byte*>(reserve(other_shadow_bytes));
+  undo_ = static_cast<std::byte*>(reserve(undo_bytes));
+  if (heap_shadow_ == nullptr || other_shadows_ == nullptr || undo_ == nullptr) {
+    why = std::string("cannot reserve address space for the copies of the program's pages (") + std::strerror(errno) +
+          ")";
+    return false;
+  }
+  // The kernel's write tracking, when it has it; else every page is compared.
+  const int fd = static_cast<int>(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | uffd_user_mode_only));
+  if (fd < 0) return true;
+  uffdio_api api{};
+  api.api = UFFD_API;
+  api.features = uffd_feature_wp_async | uffd_feature_wp_unpopulated;
+  uffdio_register reg{};
+  reg.range = {heap.begin, heap.end - heap.begin};
+  reg.mode = UFFDIO_REGISTER_MODE_WP;
+  const int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  page_region probe[1];
+  pm_scan_arg scan{sizeof(pm_scan_arg), 0, heap.begin, heap.begin + 4096, 0, reinterpret_cast<std::uint64_t>(probe),
+                   1, 0, 0, page_is_written, 0, page_is_written};
+  if (ioctl(fd, UFFDIO_API, &api) != 0 || ioctl(fd, UFFDIO_REGISTER, &reg) != 0 || pagemap < 0 ||
+      ioctl(pagemap, pagemap_scan, &scan) < 0) {
+    close(fd);
+    if (pagemap >= 0) close(pagemap);
+    return true;
+  }
+  uffd_ = fd;
+  pagemap_ = pagemap;
+  return true;
+}
+
+bool page_tracker::add_range(address_range r) {
+  const std::size_t bytes = r.end - r.begin;
+  if (other_used_ + bytes > other_shadow_bytes) return false;
+  std::byte* shadow = other_shadows_ + other_used_;
+  other_used_ += bytes;
+  std::memcpy(shadow, reinterpret_cast<const void*>(r.begin), bytes);
+  others_.push_back({r, shadow});
+  if (uffd_ >= 0) {
+    uffdio_register reg{};
+    reg.range = {r.begin, bytes};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    if (ioctl(uffd_, UFFDIO_REGISTER, &reg) == 0) protect(r.begin, r.end);
+  }
+  return true;
+}
+
+void page_tracker::grow_heap(address_range r) {
+  auto it = std::find_if(heap_grown_.begin(), heap_grown_.end(), [&](const auto& g) { return g.first == r.begin; });
+  if (it == heap_grown_.end()) {
+    heap_grown_.push_back({r.begin, r.begin});
+    it = std::prev(heap_grown_.end());
+  }
+  if (r.end <= it->second) return;
+  const address_range fresh{it->second, r.end};
+  // What serial code wrote there is its shadow now; then the kernel watches it.
+  for_written(fresh, [&](std::uintptr_t page) { std::memcpy(shadow_of(page), reinterpret_cast<const void*>(page), page_bytes); });
+  if (uffd_ >= 0) protect(fresh.begin, fresh.end);
+  it->second = r.end;
+}
+
+std::byte* page_tracker::shadow_of(std::uintptr_t page) const {
+  if (heap_.contains(page)) return heap_shadow_ + (page - heap_.begin);
+  for (const other_range& o : others_)
+    if (o.range.contains(page)) return o.shadow + (page - o.range.begin);
+  return nullptr;
+}
+
+template <typename F>
+void page_tracker::for_written(address_range r, F&& f) {
+  if (r.end <= r.begin) return;
+  if (uffd_ < 0) {
+    for (std::uintptr_t p = r.begin; p < r.end; p += page_bytes) f(p);
+    stats_.scanned_pages += (r.end - r.begin) / page_bytes;
+    return;
+  }
+  page_region found[256];
+  pm_scan_arg a{};
+  a.size = sizeof a;
+  a.start = r.begin;
+  a.end = r.end;
+  a.vec = reinterpret_cast<std::uint64_t>(found);
+  a.vec_len = 256;
+  a.category_mask = page_is_written;
+  a.category_anyof_mask = page_is_present | page_is_swapped;  // never-touched pages read as zero, as their shadow
+  a.return_mask = page_is_written;
+  for (;;) {
+    const long n = ioctl(pagemap_, pagemap_scan, &a);
+    if (n < 0) {  // cannot say: compare everything
+      for (std::uintptr_t p = a.start; p < r.end; p += page_bytes) f(p);
+      return;
+    }
+    for (long i = 0; i < n; ++i)
+      for (std::uintptr_t p = found[i].start; p < found[i].end; p += page_bytes) f(p);
+    stats_.scanned_pages += (a.walk_end - a.start) / page_bytes;
+    if (a.walk_end >= r.end || a.walk_end <= a.start) return;
+    a.start = a.walk_end;
+  }
+}
+
+void page_tracker::protect(std::uintptr_t begin, std::uintptr_t end) {
+  uffdio_writeprotect wp{};
+  wp.range = {begin, end - begin};
+  wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+  ioctl(uffd_, UFFDIO_WRITEPROTECT, &wp);
+}
+
+void page_tracker::begin_window(const std::vector<address_range>& ranges) {
+  changed_.clear();
+  for (const address_range& r : ranges) {
+    if (heap_.contains(r.begin)) grow_heap(r);
+    for_written(r, [&](std::uintptr_t page) {
+      const std::size_t from = lowest(page);
+      if (from < page_bytes)
+        std::memcpy(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from);
+    });
+  }
+}
+
+bool page_tracker::write_diffs(const std::vector<address_range>& ranges, diff_writer& out) {
+  bool fits = true;
+  unchanged_.clear();
+  changed_.clear();
+  for (const address_range& r : ranges) {
+    if (heap_.contains(r.begin)) grow_heap(r);
+    for_written(r, [&](std::uintptr_t page) {
+      const std::size_t from = lowest(page);
+      if (from >= page_bytes) return;
+      runs_.clear();
+      ++stats_.pages_diffed;
+      const auto* now = reinterpret_cast<const std::byte*>(page);
+      if (diff_page(shadow_of(page), now, from, runs_) == 0) {
+        if (from == 0) unchanged_.push_back(page);
+        return;
+      }
+      ++stats_.pages_changed;
+      changed_.push_back(page);
+      fits = fits && out.add_page(page, now, runs_);
+    });
+  }
+  return fits;
+}
+
+void page_tracker::apply(diff_reader& reader) {
+  apply_diff(reader, [&](std::uintptr_t) { ++stats_.pages_applied; });
+}
+
+void page_tracker::keep_for_undo(std::uintptr_t page) {
+  if (undo_index_.count(page) != 0 || undo_used_ + page_bytes > undo_bytes) return;
+  std::memcpy(undo_ + undo_used_, shadow_of(page), page_bytes);
+  undo_index_.emplace(page, undo_used_);
+  undo_used_ += page_bytes;
+}
+
+void page_tracker::finish_merge(const std::vector<address_range>& ranges) {
+  ++stats_.merges;
+  // Whatever differs from its shadow now (this rank's writes, the others'
+  // runs, the heap's settled frees) is the shadow of the next window.
+  for (const address_range& r : ranges)
+    for_written(r, [&](std::uintptr_t page) {
+      const std::size_t from = lowest(page);
+      if (from >= page_bytes) return;
+      std::byte* shadow = shadow_of(page);
+      const auto* now = reinterpret_cast<const std::byte*>(page);
+      if (std::memcmp(shadow + from, now + from, page_bytes - from) == 0) return;
+      keep_for_undo(page);
+      std::memcpy(shadow + from, now + from, page_bytes - from);
+    });
+  // Pages written earlier that nobody changed this time go back under the
+  // kernel's watch, in runs.
+  if (uffd_ >= 0 && !unchanged_.empty()) {
+    std::sort(unchanged_.begin(), unchanged_.end());
+    std::uintptr_t begin = unchanged_[0], end = begin + page_bytes;
+    for (std::size_t i = 1; i <= unchanged_.size(); ++i) {
+      if (i < unchanged_.size() && unchanged_[i] == end) {
+        end += page_bytes;
+        continue;
+      }
+      if (std::memcmp(shadow_of(begin), reinterpret_cast<const void*>(begin), end - begin) == 0) protect(begin, end);
+      if (i < unchanged_.size()) begin = unchanged_[i], end = begin + page_bytes;
+    }
+  }
+  unchanged_.clear();
+  changed_.clear();
+}
+
+void page_tracker::roll_back_window() {
+  for (std::uintptr_t page : changed_) {
+    const std::size_t from = lowest(page);
+    std::memcpy(reinterpret_cast<std::byte*>(page) + from, shadow_of(page) + from, page_bytes - from);
+  }
+  changed_.clear();
+}
+
+void page_tracker::discard_window(const std::vector<address_range>& ranges) {
+  for (const address_range& r : ranges)
+    for_written(r, [&](std::uintptr_t page) {
+      const std::size_t from = lowest(page);
+      if (from >= page_bytes) return;
+      auto* now = reinterpret_cast<std::byte*>(page);
+      if (std::memcmp(now + from, shadow_of(page) + from, page_bytes - from) != 0)
+        std::memcpy(now + from, shadow_of(page) + from, page_bytes - from);
+    });
+  changed_.clear();
+}
+
+void page_tracker::roll_back_region() {
+  for (const auto& [page, at] : undo_index_) {
+    const std::size_t from = lowest(page);
+    if (from >= page_bytes) continue;
+    std::memcpy(reinterpret_cast<std::byte*>(page) + from, undo_ + at + from, page_bytes - from);
+    std::memcpy(shadow_of(page) + from, undo_ + at + from, page_bytes - from);
+  }
+  end_region();
+}
+
+void page_tracker::end_region() {
+  undo_index_.clear();
+  undo_used_ = 0;
+}
+
+}  // namespace selfsched::cluster

@@ -1,0 +1,123 @@
+// Which pages of the program's memory a rank wrote, and what they held
+// before: a copy of every tracked page as it was at the last
+// synchronization point (its shadow), and the kernel's record of the pages
+// written since (userfaultfd write protection, asynchronous mode, read and
+// re-armed with the PAGEMAP_SCAN ioctl; Linux 6.7 and later). No signal, no
+// copy at the first write: a write to a protected page costs the kernel one
+// minor fault, and a system call writing into such a page just works. A
+// page written in one window stays unprotected (hot) and is compared with
+// its shadow at every synchronization point until it is found unchanged;
+// then it is protected again, so a loop that writes the same pages at every
+// step pays the fault once. Without the kernel's help every tracked page is
+// compared every time: the same result, slower.
+//
+// Pages changed since the parallel region began keep their shadow of that
+// moment too (the undo log), so a region that must run again from its start
+// (a conflict) finds its memory as it was.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "modules.hpp"
+#include "page_diff.hpp"
+
+namespace selfsched::cluster {
+
+class page_tracker {
+ public:
+  page_tracker() = default;
+  ~page_tracker();
+  page_tracker(const page_tracker&) = delete;
+  page_tracker& operator=(const page_tracker&) = delete;
+
+  // Sets up the kernel's write tracking and the heap's shadow (heap: the
+  // program's heap region). false with `why` when it cannot at all.
+  bool start(address_range heap, std::string& why);
+  bool write_protected() const { return uffd_ >= 0; }
+
+  // A range outside the heap (a module's data, the main stack), page-aligned:
+  // tracked from now on, its shadow a copy of it now.
+  bool add_range(address_range r);
+  // The heap's part in use grows: [begin, end) of it is tracked from now on.
+  void grow_heap(address_range r);
+  // The main thread's stack (a range added above): in the current parallel
+  // region only the bytes from `floor` up are the program's shared memory;
+  // below are the frames of the thread that merges and rolls back.
+  void set_stack(address_range stack, std::uintptr_t floor) {
+    stack_ = stack;
+    stack_floor_ = floor;
+  }
+
+  // A window begins (a parallel region starts): pages written since the last
+  // synchronization point (serial code, the same on every rank) become their
+  // own shadow.
+  void begin_window(const std::vector<address_range>& ranges);
+  // Writes the runs of every page changed since the window began. false:
+  // out of room.
+  bool write_diffs(const std::vector<address_range>& ranges, diff_writer& out);
+  // Another rank's runs: written into memory.
+  void apply(diff_reader& reader);
+  // The merge is over: every changed page's shadow is its content now (its
+  // first shadow of the region kept for undo); pages found unchanged are
+  // protected again.
+  void finish_merge(const std::vector<address_range>& ranges);
+  // A conflict: this window's own writes are undone (memory from shadows).
+  void roll_back_window();
+  // The same before any diff was written: every written page from its shadow.
+  void discard_window(const std::vector<address_range>& ranges);
+  // Back to the region's start: every page changed since, memory and shadow.
+  void roll_back_region();
+  // The region ended: its undo log is dropped.
+  void end_region();
+
+  // Statistics for the profile and the benchmarks.
+  struct counters {
+    std::uint64_t merges = 0, pages_diffed = 0, pages_changed = 0, pages_applied = 0, bytes_sent = 0;
+    std::uint64_t scanned_pages = 0;
+  };
+  const counters& stats() const { return stats_; }
+
+ private:
+  std::byte* shadow_of(std::uintptr_t page) const;
+  // The first byte of `page` that is tracked (page_bytes: none).
+  std::size_t lowest(std::uintptr_t page) const {
+    if (!stack_.contains(page) || page >= stack_floor_) return 0;
+    return page + page_bytes > stack_floor_ ? stack_floor_ - page : page_bytes;
+  }
+  // Calls f(page) for every page of r the kernel says was written (present
+  // or swapped; a page never touched reads as zero, as its shadow).
+  template <typename F>
+  void for_written(address_range r, F&& f);
+  void protect(std::uintptr_t begin, std::uintptr_t end);
+  void keep_for_undo(std::uintptr_t page);
+
+  int uffd_ = -1, pagemap_ = -1;
+  address_range heap_{};
+  std::byte* heap_shadow_ = nullptr;
+  struct other_range {
+    address_range range;
+    std::byte* shadow;
+  };
+  std::vector<other_range> others_;
+  std::byte* other_shadows_ = nullptr;
+  std::size_t other_used_ = 0;
+  // Per arena in use: its start, and how far the kernel watches it.
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> heap_grown_;
+
+  address_range stack_{};
+  std::uintptr_t stack_floor_ = 0;
+  std::vector<std::uintptr_t> changed_;    // pages this window changed (own) or received
+  std::vector<std::uintptr_t> unchanged_;  // written pages found unchanged: protect again
+  std::vector<byte_run> runs_;
+  // Undo: a page's shadow from before its first change in the region.
+  std::unordered_map<std::uintptr_t, std::size_t> undo_index_;
+  std::byte* undo_ = nullptr;
+  std::size_t undo_used_ = 0;
+  counters stats_;
+};
+
+}  // namespace selfsched::cluster

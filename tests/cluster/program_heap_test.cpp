@@ -1,0 +1,134 @@
+// The program's heap: classes that cover every size, blocks that never
+// overlap, alignment, reuse, arenas apart, deferred frees settled alike.
+#include "program_heap.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <random>
+
+using namespace selfsched::cluster;
+
+namespace {
+
+heap_geometry small() {
+  heap_geometry g;
+  g.base = 0;  // anywhere
+  g.serial_bytes = std::size_t{1} << 30;
+  g.arena_bytes = std::size_t{64} << 20;
+  g.thread_arenas = 4;
+  return g;
+}
+
+}  // namespace
+
+TEST(ProgramHeap, ClassesCoverEverySize) {
+  EXPECT_EQ(program_heap::class_of(1), 0);
+  EXPECT_EQ(program_heap::class_of(16), 0);
+  EXPECT_EQ(program_heap::class_of(17), 1);
+  EXPECT_EQ(program_heap::class_of(256), 15);
+  EXPECT_EQ(program_heap::class_size(program_heap::class_count - 1), program_heap::largest_class);
+  for (std::size_t size = 1; size <= program_heap::largest_class; size += 1 + size / 7) {
+    const int c = program_heap::class_of(size);
+    ASSERT_GE(c, 0);
+    ASSERT_LT(c, program_heap::class_count);
+    EXPECT_GE(program_heap::class_size(c), size);
+    if (c > 0) EXPECT_LT(program_heap::class_size(c - 1), size) << size;
+    EXPECT_LE(program_heap::class_size(c), size + size / 4 + 16) << "more than a quarter wasted at " << size;
+  }
+}
+
+TEST(ProgramHeap, BlocksNeverOverlapAndKeepTheirBytes) {
+  program_heap heap(small());
+  ASSERT_TRUE(heap.ready());
+  std::mt19937 rng(11);
+  std::map<char*, std::pair<std::size_t, unsigned char>> live;
+  for (int step = 0; step < 20000; ++step) {
+    if (!live.empty() && rng() % 3 == 0) {
+      auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
+      for (std::size_t i = 0; i < it->second.first; ++i)
+        ASSERT_EQ(static_cast<unsigned char>(it->first[i]), it->second.second) << "block overwritten";
+      heap.release(it->first, 0, false);
+      live.erase(it);
+      continue;
+    }
+    const std::size_t size = rng() % 4 == 0 ? rng() % 100000 : rng() % 300;
+    const std::size_t align = rng() % 10 == 0 ? std::size_t{1} << (4 + rng() % 9) : 16;
+    auto* p = static_cast<char*>(heap.allocate(size, align, 0, rng() % 2 == 0));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u);
+    EXPECT_GE(heap.usable_size(p), size);
+    EXPECT_TRUE(heap.contains(p));
+    const auto fill = static_cast<unsigned char>(step);
+    std::memset(p, fill, size);
+    live[p] = {size, fill};
+  }
+  // No two live blocks overlap.
+  char* end = nullptr;
+  for (auto& [p, info] : live) {
+    EXPECT_GE(p, end);
+    end = p + info.first;
+  }
+}
+
+TEST(ProgramHeap, CallocIsZeroEvenForReusedBlocks) {
+  program_heap heap(small());
+  auto* p = static_cast<unsigned char*>(heap.allocate(1000, 16, 0, false));
+  std::memset(p, 0xab, 1000);
+  heap.release(p, 0, false);
+  auto* q = static_cast<unsigned char*>(heap.allocate(1000, 16, 0, true));
+  EXPECT_EQ(q, p);  // reused
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(q[i], 0);
+}
+
+TEST(ProgramHeap, LargeBlocksAreReusedAndSplit) {
+  program_heap heap(small());
+  const std::size_t big = program_heap::largest_class + 1;
+  void* a = heap.allocate(4 * big, 16, 0, false);
+  ASSERT_NE(a, nullptr);
+  heap.release(a, 0, false);
+  void* b = heap.allocate(big, 16, 0, false);
+  EXPECT_EQ(b, a);  // first fit, split
+  void* c = heap.allocate(big, 16, 0, false);
+  EXPECT_GT(c, b);
+  EXPECT_LT(static_cast<char*>(c), static_cast<char*>(a) + 4 * big + 4096);  // from the rest of the freed block
+}
+
+TEST(ProgramHeap, ThreadArenasAreApartAndFallBack) {
+  program_heap heap(small());
+  void* s = heap.allocate(100, 16, 0, false);
+  void* t1 = heap.allocate(100, 16, 1, false);
+  void* t2 = heap.allocate(100, 16, 2, false);
+  EXPECT_EQ(heap.arena_of(s), 0);
+  EXPECT_EQ(heap.arena_of(t1), 1);
+  EXPECT_EQ(heap.arena_of(t2), 2);
+  EXPECT_GT(heap.extent(1).end, heap.extent(1).begin);
+  EXPECT_EQ(heap.extent(3).begin, heap.extent(3).end);  // never used
+  // An arena too small for the request: the serial one serves it.
+  void* huge = heap.allocate(std::size_t{100} << 20, 16, 3, false);
+  ASSERT_NE(huge, nullptr);
+  EXPECT_EQ(heap.arena_of(huge), 0);
+}
+
+TEST(ProgramHeap, ForeignFreesWaitForSettle) {
+  program_heap heap(small());
+  void* s = heap.allocate(64, 16, 0, false);
+  const std::uint64_t before = heap.serial_fingerprint();
+  heap.release(s, 2, true);  // thread of arena 2 frees a serial block inside a window
+  EXPECT_EQ(heap.serial_fingerprint(), before) << "the serial arena must not change before the settle";
+  heap.settle_deferred(4);
+  EXPECT_NE(heap.serial_fingerprint(), before);
+  EXPECT_EQ(heap.allocate(64, 16, 0, false), s);  // freed into its own arena
+}
+
+TEST(ProgramHeap, ReallocKeepsTheBytes) {
+  program_heap heap(small());
+  auto* p = static_cast<char*>(heap.allocate(10, 16, 0, false));
+  std::memcpy(p, "abcdefghi", 10);
+  auto* q = static_cast<char*>(heap.reallocate(p, 100000, 0, false));
+  EXPECT_STREQ(q, "abcdefghi");
+  auto* r = static_cast<char*>(heap.reallocate(q, 90000, 0, false));
+  EXPECT_EQ(r, q);  // shrinking a little keeps the block
+  EXPECT_STREQ(r, "abcdefghi");
+}
