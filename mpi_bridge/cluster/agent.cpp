@@ -4,6 +4,7 @@
 // first, so ranks whose programs took different paths stop with a message
 // instead of waiting for each other for ever.
 #include <mpi.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -240,10 +241,20 @@ int main(int argc, char** argv) {
   ch.control().magic = channel_magic;
   the_channel = &ch;
 
+  // Every rank's standard output buffered as rank 0's (a terminal under
+  // mpirun: by lines, in blocks of its size): the C library sizes the
+  // buffer it allocates by the file, and the others write to /dev/null.
+  int out[2] = {isatty(1), 0};
+  struct stat st{};
+  if (fstat(1, &st) == 0) out[1] = static_cast<int>(st.st_blksize);
+  MPI_Bcast(out, 2, MPI_INT, 0, comm);
+  const std::string stdout_mode = std::string(out[0] ? "line:" : "full:") + std::to_string(out[1] > 0 ? out[1] : BUFSIZ);
+
   // Every rank's environment the same size: the program's stack starts at
   // the same address everywhere.
   const int error_fd = dup(2);
   std::vector<std::string> env = program_environment(rank, ranks, fd, error_fd);
+  env.push_back("SELFSCHED_CLUSTER_STDOUT=" + stdout_mode);
   unsigned long long bytes = environment_bytes(env) + 64, largest = 0;
   MPI_Allreduce(&bytes, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   pad_environment(env, largest);

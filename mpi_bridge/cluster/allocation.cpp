@@ -41,9 +41,10 @@ std::size_t (*libc_usable_size)(void*) = nullptr;
 thread_local int arena __attribute__((tls_model("initial-exec"))) = -1;
 thread_local bool defer_foreign __attribute__((tls_model("initial-exec"))) = false;
 thread_local bool inside __attribute__((tls_model("initial-exec"))) = false;
+thread_local int runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 bool for_program(void* caller) {
-  if (!routing.load(std::memory_order_relaxed) || inside || arena < 0) return false;
+  if (!routing.load(std::memory_order_relaxed) || inside || arena < 0 || runtime_depth > 0) return false;
   inside = true;
   const bool runtime = caller_is_runtime(reinterpret_cast<std::uintptr_t>(caller));
   inside = false;
@@ -98,6 +99,9 @@ bool route_program_allocations() {
   routing.store(true, std::memory_order_release);
   return true;
 }
+
+runtime_scope::runtime_scope() { ++runtime_depth; }
+runtime_scope::~runtime_scope() { --runtime_depth; }
 
 void set_thread_arena(int a, bool shared_window) {
   arena = a;

@@ -22,4 +22,15 @@ bool route_program_allocations();
 // thread takes the serial arena when cluster mode starts.
 void set_thread_arena(int arena, bool shared_window);
 
+// While one lives on a thread, that thread's allocations are the runtime's,
+// whoever calls malloc: cluster mode's own work (messages, merges) must not
+// touch the program's heap, least of all on one rank only.
+class runtime_scope {
+ public:
+  runtime_scope();
+  ~runtime_scope();
+  runtime_scope(const runtime_scope&) = delete;
+  runtime_scope& operator=(const runtime_scope&) = delete;
+};
+
 }  // namespace selfsched::cluster

@@ -99,7 +99,10 @@ void synchronize(ident* loc, std::int32_t gtid, member_state& m) {
 void run_region_again_replicated(ident* loc, std::int32_t gtid, const char* construct) {
   cluster_process& p = *cluster_process::get();
   region_state& r = p.region();
-  if (!r.abort_here.exchange(true)) r.why = std::string("it contains ") + construct + ", which ranks cannot share";
+  if (!r.abort_here.exchange(true)) {
+    runtime_scope scope;
+    r.why = std::string("it contains ") + construct + ", which ranks cannot share";
+  }
   local_barrier(loc, gtid);  // every thread of this rank met the construct
   r.replay.store(true);
   std::longjmp(member.again, 1);
@@ -118,6 +121,7 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
     // found it, then the region again, replicated.
     local_barrier(loc, *gtid);
     if (member.thread == 0) {
+      runtime_scope scope;
       p.roll_back_region();
       r.shared = false;
       r.replayed = true;
@@ -162,6 +166,7 @@ struct fork_choice {
 extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_prepare_fork(
     const std::uint64_t* registers, const std::uint64_t* stack_arguments) {
   static void* const real = dlsym(RTLD_NEXT, "__kmpc_fork_call");
+  runtime_scope scope;
   auto* microtask = reinterpret_cast<void*>(registers[2]);
   cluster_process* p = cluster_process::get();
   if (p == nullptr || p->ranks() < 1 || !is_initial_thread() || in_member || real_level() > 0 || p->region().active)

@@ -46,10 +46,24 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 constexpr std::uintptr_t page_floor(std::uintptr_t a) { return a & ~std::uintptr_t{page_bytes - 1}; }
 
+// Standard output's buffer, as rank 0's would be (SELFSCHED_CLUSTER_STDOUT,
+// "line:1024" or "full:4096"), in the program's heap now: on every rank the
+// same block, whatever file each rank's output goes to.
+void buffer_standard_output(program_heap& heap) {
+  const char* mode = std::getenv("SELFSCHED_CLUSTER_STDOUT");
+  if (mode == nullptr) return;
+  const bool lines = std::strncmp(mode, "line:", 5) == 0;
+  const long size = std::strtol(mode + 5, nullptr, 10);
+  if (size <= 0 || size > (1 << 24)) return;
+  void* buffer = heap.allocate(static_cast<std::size_t>(size), 16, 0, false);  // the serial arena: the program's stream
+  if (buffer != nullptr) std::setvbuf(stdout, static_cast<char*>(buffer), lines ? _IOLBF : _IOFBF, static_cast<std::size_t>(size));
+}
+
 }  // namespace
 
 void cluster_process::start() {
   if (std::getenv("SELFSCHED_CLUSTER_CHANNEL") == nullptr) return;
+  runtime_scope scope;
   auto* p = new (process_storage) cluster_process;
   std::string why;
   if (!p->set_up(why)) {
@@ -63,6 +77,7 @@ void cluster_process::start() {
 }
 
 bool cluster_process::set_up(std::string& why) {
+  runtime_scope scope;
   rank_ = env_int("SELFSCHED_CLUSTER_RANK", 0);
   ranks_ = env_int("SELFSCHED_CLUSTER_RANKS", 1);
   error_fd_ = env_int("SELFSCHED_CLUSTER_STDERR", 2);
@@ -78,6 +93,7 @@ bool cluster_process::set_up(std::string& why) {
     return false;
   }
   heap_ = the_program_heap();
+  buffer_standard_output(*heap_);
   const heap_geometry& g = heap_->geometry();
   if (!tracker_.start({g.base, g.base + g.total()}, why)) return false;
   // The program's own modules: their writable data is shared memory.
@@ -103,6 +119,7 @@ bool cluster_process::set_up(std::string& why) {
 }
 
 const std::vector<int>& cluster_process::threads_per_rank() {
+  runtime_scope scope;
   if (!threads_per_rank_.empty()) return threads_per_rank_;
   // The first region: every rank says how many threads it runs regions
   // with, and checks that its memory sits where everyone else's does.
@@ -146,6 +163,7 @@ std::uint64_t cluster_process::layout_hash() const {
 }
 
 std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes) {
+  runtime_scope scope;
   channel_control& c = channel_->control();
   c.kind = request_kind::exchange;
   c.outgoing_bytes = bytes;
@@ -157,6 +175,7 @@ std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t by
 }
 
 std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std::span<const std::byte> bytes) {
+  runtime_scope scope;
   std::memcpy(channel_->outgoing(), bytes.data(), bytes.size());
   channel_control& c = channel_->control();
   c.kind = request_kind::gather;
@@ -171,6 +190,7 @@ std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std
 
 void cluster_process::begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
                                    bool shared) {
+  runtime_scope scope;
   region_state& r = region_;
   r.active = true;
   r.shared = shared;
@@ -198,6 +218,7 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
 }
 
 void cluster_process::end_region() {
+  runtime_scope scope;
   tracker_.end_region();
   region_.active = false;
   region_.args.clear();
@@ -217,6 +238,7 @@ std::string describe_flags(std::uint32_t flags) {
 }  // namespace
 
 bool cluster_process::merge_shared() {
+  runtime_scope scope;
   region_state& r = region_;
   const std::vector<address_range> ranges = tracked_ranges();
   diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
@@ -268,6 +290,7 @@ bool cluster_process::merge_shared() {
 }
 
 void cluster_process::adopt_rank_zero() {
+  runtime_scope scope;
   const std::vector<address_range> ranges = tracked_ranges();
   diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
   diff_header h;
@@ -296,16 +319,19 @@ void cluster_process::adopt_rank_zero() {
 }
 
 void cluster_process::roll_back_region() {
+  runtime_scope scope;
   tracker_.discard_window(tracked_ranges());
   tracker_.roll_back_region();
 }
 
 void cluster_process::say(const std::string& message) {
+  runtime_scope scope;
   const std::string line = message + "\n";
   (void)!write(error_fd_, line.data(), line.size());
 }
 
 void cluster_process::stop(const std::string& message) {
+  runtime_scope scope;
   channel_control& c = channel_->control();
   std::snprintf(c.text, sizeof c.text, "%s", message.c_str());
   c.kind = request_kind::fatal;

@@ -168,8 +168,10 @@ bool page_tracker::write_diffs(const std::vector<address_range>& ranges, diff_wr
   bool fits = true;
   unchanged_.clear();
   changed_.clear();
+  // A heap extent that grew in this window is compared with zero, its
+  // shadow: the kernel reports its pages as written until it watches them
+  // (finish_merge).
   for (const address_range& r : ranges) {
-    if (heap_.contains(r.begin)) grow_heap(r);
     for_written(r, [&](std::uintptr_t page) {
       const std::size_t from = lowest(page);
       if (from >= page_bytes) return;
@@ -213,6 +215,8 @@ void page_tracker::finish_merge(const std::vector<address_range>& ranges) {
       keep_for_undo(page);
       std::memcpy(shadow + from, now + from, page_bytes - from);
     });
+  for (const address_range& r : ranges)
+    if (heap_.contains(r.begin)) grow_heap(r);
   // Pages written earlier that nobody changed this time go back under the
   // kernel's watch, in runs.
   if (uffd_ >= 0 && !unchanged_.empty()) {

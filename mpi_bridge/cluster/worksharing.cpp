@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "allocation.hpp"
 #include "interposed.hpp"
 #include "static_split.hpp"
 
@@ -111,7 +112,7 @@ bool list_within(void* list, std::size_t list_bytes, std::uintptr_t low, std::ui
   return true;
 }
 
-void combine_ranks(member_state& m, void* list, std::size_t list_bytes, reduce_function combine) {
+void combine_ranks(void* list, std::size_t list_bytes, reduce_function combine) {
   cluster_process& p = process();
   region_state& r = p.region();
   const auto low = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
@@ -120,6 +121,7 @@ void combine_ranks(member_state& m, void* list, std::size_t list_bytes, reduce_f
   if (!fits) r.flags.fetch_or(flag_unshareable);
   std::vector<std::byte> message;
   if (p.rank() != 0) {
+    runtime_scope scope;  // cluster mode's memory, not the program's
     const reduction_message head{low, high, list_bytes, fits ? 0u : 1u};
     message.resize(sizeof head + list_bytes + (high - low));
     std::memcpy(message.data(), &head, sizeof head);
@@ -137,14 +139,18 @@ void combine_ranks(member_state& m, void* list, std::size_t list_bytes, reduce_f
       continue;
     }
     // The other rank's copies, here, and its list pointing at them.
-    std::vector<std::byte> stack(bytes.begin() + static_cast<long>(sizeof head + list_bytes), bytes.end());
-    std::vector<std::uintptr_t> moved(list_bytes / sizeof(std::uintptr_t));
+    std::vector<std::byte> stack;
+    std::vector<std::uintptr_t> moved;
+    {
+      runtime_scope scope;
+      stack.assign(bytes.begin() + static_cast<long>(sizeof head + list_bytes), bytes.end());
+      moved.resize(list_bytes / sizeof(std::uintptr_t));
+    }
     std::memcpy(moved.data(), bytes.data() + sizeof head, list_bytes);
     for (std::uintptr_t& e : moved)
       if (e >= head.stack_low && e < head.stack_high) e = reinterpret_cast<std::uintptr_t>(stack.data()) + (e - head.stack_low);
-    combine(list, moved.data());
+    combine(list, moved.data());  // the program's combiner: its allocations are the program's
   }
-  (void)m;
 }
 
 std::int32_t reduce(ident* loc, std::int32_t gtid, std::int32_t vars, std::size_t size, void* list,
@@ -157,7 +163,7 @@ std::int32_t reduce(ident* loc, std::int32_t gtid, std::int32_t vars, std::size_
   local_barrier(loc, gtid);  // every thread's copies are published
   if (m->thread == 0) {
     for (int t = 1; t < threads && t < 1024; ++t) combine(list, slots.data[t]);
-    combine_ranks(*m, list, size, combine);
+    combine_ranks(list, size, combine);
   }
   const bool updates = m->thread == 0 && process().rank() == 0;
   if (!blocking) {
