@@ -100,7 +100,7 @@ std::vector<std::string> program_environment(int rank, int ranks, int channel_fd
     // The launcher's per-rank variables: the program calls no MPI, and they
     // differ by rank (and would make the ranks' stacks differ).
     if (var.starts_with("OMPI_") || var.starts_with("PMIX_") || var.starts_with("OPAL_") ||
-        var.starts_with("PRTE_") || var.starts_with("SELFSCHED_CLUSTER"))
+        var.starts_with("PRTE_") || var.starts_with("SELFSCHED_CLUSTER_"))
       continue;
     if (var.starts_with("LD_PRELOAD=")) {
       preload = var.substr(11);

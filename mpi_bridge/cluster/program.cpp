@@ -214,7 +214,57 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.team.emplace(threads, std::vector<double>{});
   r.local_threads = threads[static_cast<std::size_t>(rank_)];
   arena_bound_ = std::max(arena_bound_, r.team->size());
-  tracker_.begin_window(tracked_ranges());
+  std::vector<std::uintptr_t> written;
+  tracker_.begin_window(tracked_ranges(), !reconciled_once_, written);
+  reconcile(written);
+  reconciled_once_ = true;
+}
+
+// Serial code runs on every rank, but not always byte for byte alike:
+// uninitialized stack left by other paths through the C library (rank 0
+// writes to a terminal, the others to /dev/null), a clock read, a process
+// id. Merges send only the bytes a rank changed, so every rank must start a
+// window with the same memory: the pages serial code wrote are compared by
+// hash, and where a rank's differ, rank 0's are taken (its output is the
+// job's). The first region compares every tracked page.
+void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
+  runtime_scope scope;
+  std::memcpy(channel_->outgoing(), written.data(), written.size() * sizeof(std::uintptr_t));
+  auto lists = exchange(written.size() * sizeof(std::uintptr_t));
+  std::vector<std::uintptr_t> pages;
+  for (const auto& list : lists) {
+    const auto* a = reinterpret_cast<const std::uintptr_t*>(list.data());
+    pages.insert(pages.end(), a, a + list.size() / sizeof(std::uintptr_t));
+  }
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  if (pages.empty()) return;
+  auto* hashes = reinterpret_cast<std::uint64_t*>(channel_->outgoing());
+  for (std::size_t i = 0; i < pages.size(); ++i) hashes[i] = tracker_.hash_page(pages[i]);
+  const auto all = exchange(pages.size() * sizeof(std::uint64_t));
+  std::vector<std::size_t> differ;
+  const auto* zero = reinterpret_cast<const std::uint64_t*>(all[0].data());
+  for (std::size_t i = 0; i < pages.size(); ++i)
+    for (int q = 1; q < ranks_; ++q)
+      if (reinterpret_cast<const std::uint64_t*>(all[static_cast<std::size_t>(q)].data())[i] != zero[i]) {
+        differ.push_back(i);
+        break;
+      }
+  if (differ.empty()) return;
+  std::size_t bytes = 0;
+  if (rank_ == 0)
+    for (std::size_t i : differ) {
+      const std::size_t n = tracker_.tracked_bytes(pages[i]);
+      std::memcpy(channel_->outgoing() + bytes, reinterpret_cast<const std::byte*>(pages[i] + (page_bytes - n)), n);
+      bytes += n;
+    }
+  const auto contents = exchange(bytes);
+  if (rank_ == 0) return;
+  const std::byte* from = contents[0].data();
+  for (std::size_t i : differ) {
+    tracker_.install_page(pages[i], from);
+    from += tracker_.tracked_bytes(pages[i]);
+  }
 }
 
 void cluster_process::end_region() {

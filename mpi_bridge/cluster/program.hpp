@@ -90,6 +90,7 @@ class cluster_process {
   std::vector<address_range> tracked_ranges() const;
   std::uint64_t layout_hash() const;
   std::vector<std::span<const std::byte>> exchange(std::size_t bytes);
+  void reconcile(const std::vector<std::uintptr_t>& written);
 
   static std::atomic<cluster_process*> instance_;
   int rank_ = 0, ranks_ = 1;
@@ -101,6 +102,7 @@ class cluster_process {
   address_range stack_{};
   std::vector<int> threads_per_rank_;
   int arena_bound_ = 1;  // arenas that may hold blocks: the serial one and every cluster-wide thread's
+  bool reconciled_once_ = false;
   region_state region_;
   std::vector<const void*> replicated_sites_;
 };

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace selfsched::cluster {
@@ -92,7 +93,7 @@ bool page_tracker::add_range(address_range r) {
   return true;
 }
 
-void page_tracker::grow_heap(address_range r) {
+void page_tracker::grow_heap(address_range r, bool quiet) {
   auto it = std::find_if(heap_grown_.begin(), heap_grown_.end(), [&](const auto& g) { return g.first == r.begin; });
   if (it == heap_grown_.end()) {
     heap_grown_.push_back({r.begin, r.begin});
@@ -101,7 +102,8 @@ void page_tracker::grow_heap(address_range r) {
   if (r.end <= it->second) return;
   const address_range fresh{it->second, r.end};
   // What serial code wrote there is its shadow now; then the kernel watches it.
-  for_written(fresh, [&](std::uintptr_t page) { std::memcpy(shadow_of(page), reinterpret_cast<const void*>(page), page_bytes); });
+  if (!quiet)
+    for_written(fresh, [&](std::uintptr_t page) { std::memcpy(shadow_of(page), reinterpret_cast<const void*>(page), page_bytes); });
   if (uffd_ >= 0) protect(fresh.begin, fresh.end);
   it->second = r.end;
 }
@@ -152,16 +154,47 @@ void page_tracker::protect(std::uintptr_t begin, std::uintptr_t end) {
   ioctl(uffd_, UFFDIO_WRITEPROTECT, &wp);
 }
 
-void page_tracker::begin_window(const std::vector<address_range>& ranges) {
+void page_tracker::begin_window(const std::vector<address_range>& ranges, bool all,
+                                std::vector<std::uintptr_t>& written) {
   changed_.clear();
+  written.clear();
   for (const address_range& r : ranges) {
-    if (heap_.contains(r.begin)) grow_heap(r);
-    for_written(r, [&](std::uintptr_t page) {
+    const auto take = [&](std::uintptr_t page) {
       const std::size_t from = lowest(page);
-      if (from < page_bytes)
-        std::memcpy(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from);
-    });
+      if (from >= page_bytes) return;
+      std::memcpy(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from);
+      written.push_back(page);
+    };
+    if (all) {
+      for (std::uintptr_t page = r.begin; page < r.end; page += page_bytes) take(page);
+    } else {
+      for_written(r, take);
+    }
+    // A heap extent new since the last window: watched by the kernel from now.
+    if (heap_.contains(r.begin)) grow_heap(r, true);
   }
+}
+
+std::uint64_t page_tracker::hash_page(std::uintptr_t page) const {
+  const std::size_t from = lowest(page);
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ page;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(page);
+  std::size_t at = from;
+  for (; at < page_bytes && at % 8 != 0; ++at) h = (h ^ bytes[at]) * 0x100000001b3ULL;
+  for (; at < page_bytes; at += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, bytes + at, 8);
+    h = (h ^ w) * 0x9fb21c651e98df25ULL;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+void page_tracker::install_page(std::uintptr_t page, const std::byte* bytes) {
+  const std::size_t from = lowest(page);
+  if (from >= page_bytes) return;
+  std::memcpy(reinterpret_cast<std::byte*>(page) + from, bytes, page_bytes - from);
+  std::memcpy(shadow_of(page) + from, bytes, page_bytes - from);
 }
 
 bool page_tracker::write_diffs(const std::vector<address_range>& ranges, diff_writer& out) {
@@ -216,7 +249,7 @@ void page_tracker::finish_merge(const std::vector<address_range>& ranges) {
       std::memcpy(shadow + from, now + from, page_bytes - from);
     });
   for (const address_range& r : ranges)
-    if (heap_.contains(r.begin)) grow_heap(r);
+    if (heap_.contains(r.begin)) grow_heap(r, false);
   // Pages written earlier that nobody changed this time go back under the
   // kernel's watch, in runs.
   if (uffd_ >= 0 && !unchanged_.empty()) {

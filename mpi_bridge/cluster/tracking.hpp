@@ -42,8 +42,9 @@ class page_tracker {
   // A range outside the heap (a module's data, the main stack), page-aligned:
   // tracked from now on, its shadow a copy of it now.
   bool add_range(address_range r);
-  // The heap's part in use grows: [begin, end) of it is tracked from now on.
-  void grow_heap(address_range r);
+  // The heap's part in use grows: [begin, end) of it is tracked from now on
+  // (its written pages become their shadow, unless `quiet`: the caller does).
+  void grow_heap(address_range r, bool quiet);
   // The main thread's stack (a range added above): in the current parallel
   // region only the bytes from `floor` up are the program's shared memory;
   // below are the frames of the thread that merges and rolls back.
@@ -53,9 +54,14 @@ class page_tracker {
   }
 
   // A window begins (a parallel region starts): pages written since the last
-  // synchronization point (serial code, the same on every rank) become their
-  // own shadow.
-  void begin_window(const std::vector<address_range>& ranges);
+  // synchronization point (serial code, run by every rank) become their own
+  // shadow, and are listed in `written` (every tracked page when `all`).
+  void begin_window(const std::vector<address_range>& ranges, bool all, std::vector<std::uintptr_t>& written);
+  // A page's tracked bytes, hashed (64 bits).
+  std::uint64_t hash_page(std::uintptr_t page) const;
+  // A page's tracked bytes as another rank has them: into memory and shadow.
+  void install_page(std::uintptr_t page, const std::byte* bytes);
+  std::size_t tracked_bytes(std::uintptr_t page) const { return page_bytes - lowest(page); }
   // Writes the runs of every page changed since the window began. false:
   // out of room.
   bool write_diffs(const std::vector<address_range>& ranges, diff_writer& out);

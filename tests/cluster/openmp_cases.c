@@ -1,0 +1,396 @@
+// Plain OpenMP programs (no MPI, no selfsched call) that cluster mode must
+// run with the same output as one process: every case computes its result
+// in parallel, checks it against a serial computation, and prints both the
+// result and "ok" or "WRONG". `openmp_cases CASE [output file]`.
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 20000
+static double global_a[N], global_b[N];
+
+static int check(const char* name, int ok) {
+  printf("%s: %s\n", name, ok ? "ok" : "WRONG");
+  return ok ? 0 : 1;
+}
+
+static double value(int i) { return (double)((i * 37) % 1000) / 8.0; }  // exact in binary
+
+static int static_globals(void) {
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) global_a[i] = value(i);
+  #pragma omp parallel for schedule(static, 3)
+  for (int i = 0; i < N; ++i) global_b[i] = global_a[N - 1 - i] * 2;
+  double s = 0, e = 0;
+  for (int i = 0; i < N; ++i) { s += global_a[i] + global_b[i] * (i % 5); e += value(i) + 2 * value(N - 1 - i) * (i % 5); }
+  printf("static_globals %.3f\n", s);
+  return check("static_globals", s == e);
+}
+
+static int heap_before(void) {
+  double* h = malloc(N * sizeof(double));
+  int* k = calloc(N, sizeof(int));
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) { h[i] = value(i) + 1; k[i] = i % 97; }
+  double s = 0, e = 0;
+  for (int i = 0; i < N; ++i) { s += h[i] * k[i]; e += (value(i) + 1) * (i % 97); }
+  printf("heap_before %.3f\n", s);
+  free(h);
+  free(k);
+  return check("heap_before", s == e);
+}
+
+static int main_locals(void) {
+  double local[4000];
+  int count = 4000;
+  #pragma omp parallel for
+  for (int i = 0; i < count; ++i) local[i] = value(i) * 3;
+  double s = 0, e = 0;
+  for (int i = 0; i < count; ++i) { s += local[i] * (i & 7); e += value(i) * 3 * (i & 7); }
+  printf("main_locals %.3f\n", s);
+  return check("main_locals", s == e);
+}
+
+// Rows of an odd width, one row per iteration, cyclic: ranks write
+// neighbouring bytes of the same pages.
+static int interleaved_bytes(void) {
+  enum { width = 13, rows = 3001 };
+  unsigned char* image = malloc(width * rows);
+  #pragma omp parallel for schedule(static, 1)
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < width; ++c) image[r * width + c] = (unsigned char)(1 + (r * 7 + c * 3) % 250);
+  #pragma omp parallel for schedule(dynamic, 1)
+  for (int r = 0; r < rows; ++r) image[r * width + r % width] ^= 0x5a;
+  unsigned long long h = 1469598103934665603ULL, e = h;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < width; ++c) {
+      unsigned char v = (unsigned char)(1 + (r * 7 + c * 3) % 250);
+      if (c == r % width) v ^= 0x5a;
+      h = (h ^ image[r * width + c]) * 1099511628211ULL;
+      e = (e ^ v) * 1099511628211ULL;
+    }
+  printf("interleaved_bytes %llx\n", h);
+  free(image);
+  return check("interleaved_bytes", h == e);
+}
+
+struct particle { double x, v; int id; char tag[3]; };
+static int structs(void) {
+  struct particle* p = malloc(N * sizeof *p);
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) { p[i].x = value(i); p[i].v = -value(i) / 2; p[i].id = i; p[i].tag[0] = (char)('a' + i % 26); p[i].tag[1] = 0; }
+  #pragma omp parallel for schedule(guided)
+  for (int i = 0; i < N; ++i) { p[i].x += p[i].v; p[i].tag[2] = 'z'; }
+  double s = 0, e = 0;
+  int tags = 0;
+  for (int i = 0; i < N; ++i) { s += p[i].x * (p[i].id % 3); e += value(i) / 2 * (i % 3); tags += p[i].tag[0] == 'a' + i % 26 && p[i].tag[2] == 'z'; }
+  printf("structs %.3f\n", s);
+  free(p);
+  return check("structs", s == e && tags == N);
+}
+
+static int per_thread(void) {
+  const int max = omp_get_max_threads();
+  long long* partial = calloc((size_t)max, sizeof(long long));
+  int team = 0;
+  #pragma omp parallel
+  {
+    const int t = omp_get_thread_num();
+    #pragma omp for
+    for (int i = 0; i < N; ++i) partial[t] += i;
+    #pragma omp single
+    team = omp_get_num_threads();
+  }
+  long long s = 0;
+  for (int t = 0; t < max; ++t) s += partial[t];
+  printf("per_thread team=%d max=%d sum=%lld\n", team, max, s);
+  free(partial);
+  return check("per_thread", s == (long long)N * (N - 1) / 2 && team == max);
+}
+
+static int reductions(void) {
+  long long sum = 0, prod = 1;
+  int mx = -1, mn = 1 << 30, band = ~0, bor = 0, bxor = 0, land = 1, lor = 0;
+  double dsum = 0, dmax = -1;
+  unsigned char small = 0;
+  long long section[8] = {0};
+  #pragma omp parallel for reduction(+:sum,dsum) reduction(max:mx,dmax) reduction(min:mn) reduction(&:band) \
+      reduction(|:bor) reduction(^:bxor) reduction(&&:land) reduction(||:lor) reduction(+:small) reduction(+:section[0:8])
+  for (int i = 0; i < N; ++i) {
+    sum += i; dsum += value(i); mx = i % 1001 > mx ? i % 1001 : mx; dmax = value(i) > dmax ? value(i) : dmax;
+    mn = (i + 5) % 777 < mn ? (i + 5) % 777 : mn; band &= ~(1 << (i % 5)) | 0xf0; bor |= 1 << (i % 9);
+    bxor ^= i; land = land && (i >= 0); lor = lor || (i == N - 3); small += (unsigned char)(i & 1); section[i % 8] += i;
+  }
+  #pragma omp parallel for reduction(*:prod)
+  for (int i = 1; i <= 30; ++i) prod *= (i % 3) + 1;
+  long long e_sum = 0, e_prod = 1, e_section[8] = {0};
+  int e_mx = -1, e_mn = 1 << 30, e_band = ~0, e_bor = 0, e_bxor = 0;
+  double e_dsum = 0;
+  unsigned char e_small = 0;
+  for (int i = 0; i < N; ++i) {
+    e_sum += i; e_dsum += value(i); e_mx = i % 1001 > e_mx ? i % 1001 : e_mx; e_mn = (i + 5) % 777 < e_mn ? (i + 5) % 777 : e_mn;
+    e_band &= ~(1 << (i % 5)) | 0xf0; e_bor |= 1 << (i % 9); e_bxor ^= i; e_small += (unsigned char)(i & 1); e_section[i % 8] += i;
+  }
+  for (int i = 1; i <= 30; ++i) e_prod *= (i % 3) + 1;
+  printf("reductions %lld %.3f %d %.3f %d %d %d %d %d %d %u %lld %lld\n", sum, dsum, mx, dmax, mn, band, bor, bxor, land, lor,
+         small, prod, section[3]);
+  return check("reductions", sum == e_sum && dsum == e_dsum && mx == e_mx && dmax == 124.875 && mn == e_mn &&
+                                 band == e_band && bor == e_bor && bxor == e_bxor && land == 1 && lor == 1 && small == e_small &&
+                                 prod == e_prod && !memcmp(section, e_section, sizeof section));
+}
+
+static int lastprivate(void) {
+  int ls = -1, lc = -1, ld = -1;
+  #pragma omp parallel for lastprivate(ls)
+  for (int i = 0; i < N; ++i) ls = i * 2;
+  #pragma omp parallel for schedule(static, 7) lastprivate(lc)
+  for (int i = 0; i < N; ++i) lc = i * 3;
+  #pragma omp parallel for schedule(dynamic, 5) lastprivate(ld)
+  for (int i = 0; i < N; ++i) ld = i * 5;
+  printf("lastprivate %d %d %d\n", ls, lc, ld);
+  return check("lastprivate", ls == (N - 1) * 2 && lc == (N - 1) * 3 && ld == (N - 1) * 5);
+}
+
+static int nowait_chain(void) {
+  #pragma omp parallel
+  {
+    #pragma omp for nowait
+    for (int i = 0; i < N; ++i) global_a[i] = value(i);
+    #pragma omp for nowait
+    for (int i = 0; i < N; ++i) global_b[i] = global_a[i] + 1;  // the same iterations as above: same thread
+    #pragma omp for schedule(static) nowait
+    for (int i = 0; i < N; ++i) global_a[i] = global_b[i] * 2;
+  }
+  double s = 0, e = 0;
+  for (int i = 0; i < N; ++i) { s += global_a[i] * (i % 11); e += (value(i) + 1) * 2 * (i % 11); }
+  printf("nowait_chain %.3f\n", s);
+  return check("nowait_chain", s == e);
+}
+
+static int barriers(void) {
+  double* u = malloc(N * sizeof(double));
+  double norm = 0;
+  #pragma omp parallel
+  {
+    #pragma omp for nowait
+    for (int i = 0; i < N; ++i) u[i] = value(i);
+    #pragma omp barrier
+    #pragma omp for nowait
+    for (int i = 0; i < N; ++i) global_b[i] = u[N - 1 - i] + u[i];
+    #pragma omp barrier
+    #pragma omp master
+    norm = global_b[0] + global_b[N - 1];
+    #pragma omp barrier
+    #pragma omp for
+    for (int i = 0; i < N; ++i) u[i] = global_b[i] - norm;
+  }
+  double s = 0, e = 0;
+  const double en = 2 * (value(0) + value(N - 1));
+  for (int i = 0; i < N; ++i) { s += u[i] * (i % 13); e += (value(N - 1 - i) + value(i) - en) * (i % 13); }
+  printf("barriers %.3f %.3f\n", norm, s);
+  free(u);
+  return check("barriers", s == e && norm == en);
+}
+
+// A time-stepped loop inside a function called many times.
+static void relax(double* from, double* to, int n) {
+  #pragma omp parallel for
+  for (int i = 1; i < n - 1; ++i) to[i] = (from[i - 1] + 2 * from[i] + from[i + 1]) / 4;
+}
+static int time_steps(void) {
+  enum { n = 4096, steps = 60 };
+  double* a = calloc(n, sizeof(double));
+  double* b = calloc(n, sizeof(double));
+  double* ea = calloc(n, sizeof(double));
+  double* eb = calloc(n, sizeof(double));
+  a[n / 2] = ea[n / 2] = 1024;
+  for (int s = 0; s < steps; ++s) {
+    relax(a, b, n);
+    double* t = a; a = b; b = t;
+    for (int i = 1; i < n - 1; ++i) eb[i] = (ea[i - 1] + 2 * ea[i] + ea[i + 1]) / 4;
+    t = ea; ea = eb; eb = t;
+  }
+  double s = 0;
+  int same = 1;
+  for (int i = 0; i < n; ++i) { s += a[i] * i; same = same && a[i] == ea[i]; }
+  printf("time_steps %.6f\n", s);
+  free(a); free(b); free(ea); free(eb);
+  return check("time_steps", same);
+}
+
+static int schedules(void) {
+  long long s = 0, e = 0;
+  #pragma omp parallel for schedule(dynamic, 3)
+  for (int i = 0; i < N; ++i) global_a[i] = value(i) * 2;
+  #pragma omp parallel for schedule(guided, 2)
+  for (int i = 0; i < N; ++i) global_b[i] = global_a[i] + i;
+  #pragma omp parallel for schedule(runtime)
+  for (int i = 0; i < N; ++i) global_a[i] = global_b[i] - i;
+  #pragma omp parallel for schedule(auto)
+  for (int i = N - 1; i >= 0; --i) global_b[i] = global_a[i] / 2;
+  for (int i = 0; i < N; ++i) { s += (long long)(global_b[i] * 8) * (i % 7); e += (long long)(value(i) * 8) * (i % 7); }
+  printf("schedules %lld\n", s);
+  return check("schedules", s == e);
+}
+
+static int conflict_atomic(void) {
+  long long total = 0;
+  double dtotal = 0;
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) {
+    #pragma omp atomic
+    total += i;
+    #pragma omp atomic
+    dtotal += value(i);
+  }
+  double e = 0;
+  for (int i = 0; i < N; ++i) e += value(i);
+  printf("conflict_atomic %lld %.3f\n", total, dtotal);
+  return check("conflict_atomic", total == (long long)N * (N - 1) / 2 && dtotal == e);
+}
+
+static int conflict_critical(void) {
+  long long total = 0;
+  int largest = -1;
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) {
+    #pragma omp critical
+    {
+      total += i;
+      if ((i * 7919) % 10007 > largest) largest = (i * 7919) % 10007;
+    }
+  }
+  int e = -1;
+  for (int i = 0; i < N; ++i) if ((i * 7919) % 10007 > e) e = (i * 7919) % 10007;
+  printf("conflict_critical %lld %d\n", total, largest);
+  return check("conflict_critical", total == (long long)N * (N - 1) / 2 && largest == e);
+}
+
+static int conflict_lock(void) {
+  omp_lock_t lock;
+  omp_init_lock(&lock);
+  long long total = 0;
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) {
+    omp_set_lock(&lock);
+    total += i % 13;
+    omp_unset_lock(&lock);
+  }
+  omp_destroy_lock(&lock);
+  long long e = 0;
+  for (int i = 0; i < N; ++i) e += i % 13;
+  printf("conflict_lock %lld\n", total);
+  return check("conflict_lock", total == e);
+}
+
+// Memory allocated inside the loop body, kept after it, freed serially.
+static int malloc_in_body(void) {
+  double** rows = malloc(N * sizeof *rows);
+  #pragma omp parallel for schedule(dynamic, 17)
+  for (int i = 0; i < N; ++i) {
+    rows[i] = malloc((size_t)(1 + i % 9) * sizeof(double));
+    for (int k = 0; k <= i % 9; ++k) rows[i][k] = value(i) + k;
+    double* scratch = malloc(64);  // allocated and freed inside
+    scratch[0] = 1;
+    free(scratch);
+  }
+  double s = 0, e = 0;
+  for (int i = 0; i < N; ++i) {
+    for (int k = 0; k <= i % 9; ++k) { s += rows[i][k]; e += value(i) + k; }
+    free(rows[i]);
+  }
+  free(rows);
+  // The freed blocks are reused by the next allocations, on every rank alike.
+  double* again = malloc(N * sizeof(double));
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) again[i] = value(i);
+  for (int i = 0; i < N; ++i) s += again[i];
+  for (int i = 0; i < N; ++i) e += value(i);
+  free(again);
+  printf("malloc_in_body %.3f\n", s);
+  return check("malloc_in_body", s == e);
+}
+
+static int sections(void) {
+  double parts[4] = {0};
+  #pragma omp parallel sections
+  {
+    #pragma omp section
+    for (int i = 0; i < N; i += 4) parts[0] += value(i);
+    #pragma omp section
+    for (int i = 1; i < N; i += 4) parts[1] += value(i);
+    #pragma omp section
+    for (int i = 2; i < N; i += 4) parts[2] += value(i);
+    #pragma omp section
+    for (int i = 3; i < N; i += 4) parts[3] += value(i);
+  }
+  double e = 0;
+  for (int i = 0; i < N; ++i) e += value(i);
+  printf("sections %.3f\n", parts[0] + parts[1] + parts[2] + parts[3]);
+  return check("sections", parts[0] + parts[1] + parts[2] + parts[3] == e);
+}
+
+static int tasks(void) {
+  long long cells[64] = {0};
+  #pragma omp parallel
+  #pragma omp single
+  for (int t = 0; t < 64; ++t) {
+    #pragma omp task firstprivate(t)
+    for (int i = t; i < N; i += 64) cells[t] += i;
+  }
+  long long s = 0;
+  for (int t = 0; t < 64; ++t) s += cells[t];
+  printf("tasks %lld\n", s);
+  return check("tasks", s == (long long)N * (N - 1) / 2);
+}
+
+static int nested(void) {
+  int inner_sizes[64] = {0};
+  omp_set_max_active_levels(2);
+  #pragma omp parallel
+  {
+    const int outer = omp_get_thread_num();
+    #pragma omp parallel num_threads(2)
+    {
+      #pragma omp atomic
+      inner_sizes[outer % 64] += omp_get_num_threads();
+    }
+  }
+  omp_set_max_active_levels(1);
+  int s = 0;
+  for (int t = 0; t < 64; ++t) s += inner_sizes[t];
+  printf("nested %d\n", s);
+  return check("nested", s == 4 * omp_get_max_threads());
+}
+
+// Serial code writes a file; every rank's program runs it, one file results.
+static int write_file(const char* path) {
+  if (path == NULL) return 0;
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) global_a[i] = value(i) * 4;
+  FILE* f = fopen(path, "w");
+  if (f == NULL) return check("write_file", 0);
+  for (int i = 0; i < N; i += 97) fprintf(f, "%d %.3f\n", i, global_a[i]);
+  fclose(f);
+  return check("write_file", 1);
+}
+
+int main(int argc, char** argv) {
+  const char* which = argc > 1 ? argv[1] : "all";
+  struct { const char* name; int (*run)(void); } cases[] = {
+    {"static_globals", static_globals}, {"heap_before", heap_before}, {"main_locals", main_locals},
+    {"interleaved_bytes", interleaved_bytes}, {"structs", structs}, {"per_thread", per_thread},
+    {"reductions", reductions}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
+    {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules},
+    {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
+    {"malloc_in_body", malloc_in_body}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
+  };
+  int failed = 0, ran = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    if (!strcmp(which, "all") || !strcmp(which, cases[c].name)) { failed += cases[c].run(); ++ran; }
+  if (!strcmp(which, "all") || !strcmp(which, "write_file")) { failed += write_file(argc > 2 ? argv[2] : NULL); ++ran; }
+  if (ran == 0) { fprintf(stderr, "openmp_cases: no case '%s'\n", which); return 2; }
+  return failed ? 1 : 0;
+}
