@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "channel.hpp"
+#include "engine.hpp"
 #include "launch.hpp"
 
 namespace selfsched::cluster {
@@ -43,7 +44,7 @@ constexpr std::int64_t finish_kind = 1000;
 
 class agent {
  public:
-  agent(MPI_Comm comm, channel& ch) : comm_(comm), channel_(ch) {
+  agent(MPI_Comm comm, channel& ch, mpi::detail::engine& loops) : comm_(comm), channel_(ch), loops_(loops) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &ranks_);
   }
@@ -70,6 +71,20 @@ class agent {
       case request_kind::exchange: exchange(); break;
       case request_kind::gather: gather(); break;
       case request_kind::barrier: announce(static_cast<std::int64_t>(request_kind::barrier), 0); break;
+      case request_kind::loop_begin:
+        c.results[0] = static_cast<std::int64_t>(loops_.loop_begin_elsewhere(static_cast<std::uint64_t>(c.args[1]), c.args[0]));
+        break;
+      case request_kind::next_outer: {
+        const chunk next = loops_.next_outer();
+        c.results[0] = next.start;
+        c.results[1] = next.size;
+        break;
+      }
+      case request_kind::progress:
+        c.results[0] = loops_.progress(static_cast<std::uint64_t>(c.args[0]), c.args[1], c.args[2]) ? 1 : 0;
+        break;
+      case request_kind::loop_end: loops_.loop_end(); break;
+      case request_kind::parallel_end: loops_.parallel_end(); break;
       case request_kind::fatal:
         std::fprintf(stderr, "%s\n", c.text);
         std::fflush(stderr);
@@ -179,6 +194,7 @@ class agent {
 
   MPI_Comm comm_;
   channel& channel_;
+  mpi::detail::engine& loops_;
   int rank_ = 0, ranks_ = 1;
 };
 
@@ -269,8 +285,13 @@ int main(int argc, char** argv) {
                  std::strerror(errno));
     MPI_Abort(comm, 70);
   }
-  agent a(comm, ch);
-  const int code = a.serve(pid);
+  int code = 0;
+  {
+    // The program's dynamic loops: outer chunks from the bridge's transports.
+    selfsched::mpi::detail::engine loops(comm, selfsched::mpi::options(), selfsched::mpi::detail::serving::program_elsewhere);
+    agent a(comm, ch, loops);
+    code = a.serve(pid);
+  }
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return code;

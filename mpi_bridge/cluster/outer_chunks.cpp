@@ -1,11 +1,13 @@
 // Where libselfsched's loops take their iterations in cluster mode
 // (selfsched::omp::outer_source, installed on the initial thread): a loop
-// of a shared region gets this rank's part of the iteration space, which
-// the rank's threads then split with libselfsched's technique; any other
-// loop (serial code, replicated regions) runs whole.
+// of a shared region takes outer chunks from the agent's engine (the bridge's
+// transports and outer technique, as in a selfsched::mpi region), which the
+// rank's threads split with libselfsched's technique; any other loop (serial
+// code, replicated regions) runs whole here.
 #include <omp.h>
 
 #include "interposed.hpp"
+#include "site_identity.hpp"
 #include "selfsched.h"
 #include "selfsched/outer_source.hpp"
 
@@ -14,31 +16,59 @@ namespace {
 
 class cluster_outer_source final : public omp::outer_source {
  public:
-  std::uint64_t loop_begin(const void*, iter_t n) override {
+  std::uint64_t loop_begin(const void* site, iter_t n) override {
     cluster_process* p = cluster_process::get();
-    chunk whole{0, n};
-    if (p != nullptr && p->region().active && p->region().shared) {
-      // Rank r's part: the iterations its threads would get of a static
-      // split over the cluster-wide team.
-      const cluster_team& t = *p->region().team;
-      const auto count = static_cast<std::uint64_t>(n);
-      const std::uint64_t first = t.block_start(count, t.first(p->rank()));
-      const std::uint64_t end = t.block_start(count, t.first(p->rank()) + t.threads(p->rank()));
-      whole = {static_cast<iter_t>(first), static_cast<iter_t>(end - first)};
+    remote_ = p != nullptr && p->region().active && p->region().shared;
+    if (!remote_) {  // serial code, a replicated region: the whole loop here
+      next_ = {0, n};
+      return ++local_loops_;
     }
-    next_ = whole;
-    return ++loops_;
+    region_had_loops_ = true;
+    std::int64_t results[8];
+    p->ask_agent(request_kind::loop_begin, {n, static_cast<std::int64_t>(mpi::detail::site_hash(site))}, results);
+    asked_ahead_ = false;
+    return static_cast<std::uint64_t>(results[0]);
   }
+
   chunk next_outer() override {
-    const chunk c = next_;
-    next_ = {c.start + c.size, 0};
-    return c;
+    if (!remote_) {
+      const chunk c = next_;
+      next_ = {c.start + c.size, 0};
+      return c;
+    }
+    std::int64_t results[8];
+    cluster_process::get()->ask_agent(request_kind::next_outer, {}, results);
+    asked_ahead_ = false;
+    return {results[0], results[1]};
   }
-  void loop_end() override {}
+
+  // Told after every inner chunk; the agent hears of it once per outer
+  // chunk, when it runs low (a round trip to the agent costs microseconds):
+  // its engine then asks for the next chunk ahead.
+  bool progress(std::uint64_t loop, iter_t left, iter_t size) override {
+    if (!remote_ || asked_ahead_ || left > size * 15 / 100) return true;
+    asked_ahead_ = true;
+    std::int64_t results[8];
+    cluster_process::get()->ask_agent(request_kind::progress, {static_cast<std::int64_t>(loop), left, size}, results);
+    return results[0] != 0;
+  }
+
+  void loop_end() override {
+    if (remote_) cluster_process::get()->ask_agent(request_kind::loop_end, {}, nullptr);
+  }
+
+  void parallel_end() override {
+    if (!region_had_loops_) return;
+    region_had_loops_ = false;
+    cluster_process::get()->ask_agent(request_kind::parallel_end, {}, nullptr);
+  }
 
  private:
+  bool remote_ = false;
+  bool asked_ahead_ = false;
+  bool region_had_loops_ = false;
   chunk next_{};
-  std::uint64_t loops_ = 0;
+  std::uint64_t local_loops_ = 0;
 };
 
 cluster_outer_source source;

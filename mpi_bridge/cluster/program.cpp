@@ -164,6 +164,7 @@ std::uint64_t cluster_process::layout_hash() const {
 
 std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes) {
   runtime_scope scope;
+  std::lock_guard hold(link_lock_);
   channel_control& c = channel_->control();
   c.kind = request_kind::exchange;
   c.outgoing_bytes = bytes;
@@ -176,6 +177,7 @@ std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t by
 
 std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std::span<const std::byte> bytes) {
   runtime_scope scope;
+  std::lock_guard hold(link_lock_);
   std::memcpy(channel_->outgoing(), bytes.data(), bytes.size());
   channel_control& c = channel_->control();
   c.kind = request_kind::gather;
@@ -372,6 +374,18 @@ void cluster_process::roll_back_region() {
   runtime_scope scope;
   tracker_.discard_window(tracked_ranges());
   tracker_.roll_back_region();
+}
+
+void cluster_process::ask_agent(request_kind kind, std::initializer_list<std::int64_t> args, std::int64_t* results,
+                                const char* text) {
+  std::lock_guard hold(link_lock_);
+  channel_control& c = channel_->control();
+  c.kind = kind;
+  std::size_t i = 0;
+  for (std::int64_t a : args) c.args[i++] = a;
+  if (text != nullptr) std::snprintf(c.text, sizeof c.text, "%s", text);
+  channel_->call();
+  if (results != nullptr) std::memcpy(results, c.results, sizeof c.results);
 }
 
 void cluster_process::say(const std::string& message) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csetjmp>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,6 +78,11 @@ class cluster_process {
   // Reductions: rank 0 receives every other rank's `bytes` (rank 0 sends none).
   std::vector<std::span<const std::byte>> gather_to_rank_zero(std::span<const std::byte> bytes);
 
+  // One request to the agent about a dynamic loop (channel.hpp): the
+  // arguments in, the results out. Any thread may ask; one at a time.
+  void ask_agent(request_kind kind, std::initializer_list<std::int64_t> args, std::int64_t* results,
+                 const char* text = nullptr);
+
   // Ends the job with one message (every rank must reach the same decision,
   // or call this from the rank that knows).
   [[noreturn]] void stop(const std::string& message);
@@ -93,6 +99,7 @@ class cluster_process {
   void reconcile(const std::vector<std::uintptr_t>& written);
 
   static std::atomic<cluster_process*> instance_;
+  std::mutex link_lock_;  // one request to the agent at a time
   int rank_ = 0, ranks_ = 1;
   int error_fd_ = 2;
   channel* channel_ = nullptr;

@@ -16,16 +16,20 @@ namespace selfsched::mpi::detail {
 
 using omp::bridge::now_ns;
 
-std::uint64_t engine::loop_begin(const void* site, iter_t n) { return begin(site, n, false, {}); }
+std::uint64_t engine::loop_begin(const void* site, iter_t n) { return begin(site, site_hash(site), n, false, {}); }
 
-std::uint64_t engine::begin_dependence_loop(iter_t n, chunk_bounds bounds) { return begin(nullptr, n, true, bounds); }
+std::uint64_t engine::loop_begin_elsewhere(std::uint64_t site, iter_t n) { return begin(nullptr, site, n, false, {}); }
 
-std::uint64_t engine::begin(const void* site, iter_t n, bool in_order, chunk_bounds bounds) {
+std::uint64_t engine::begin_dependence_loop(iter_t n, chunk_bounds bounds) {
+  return begin(nullptr, site_hash(nullptr), n, true, bounds);
+}
+
+std::uint64_t engine::begin(const void* site, std::uint64_t hash, iter_t n, bool in_order, chunk_bounds bounds) {
   std::lock_guard lock(mutex_);
   client_loop& loop = loops_.emplace_back();
   loop.index = begun_++;
   loop.n = n;
-  loop.site = site_hash(site);
+  loop.site = hash;
   loop.site_ident = site;
   loop.in_order = in_order;
   loop.bounds = bounds;

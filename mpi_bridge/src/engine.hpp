@@ -74,12 +74,19 @@ struct client_loop {
 // "single", "funneled", "serialized", "multiple".
 const char* thread_level_name(int level);
 
+// Whose loops an engine feeds: this process's threads (a region), or a
+// program in another process of this rank that asks through cluster mode's
+// agent (mpi_bridge/cluster): then it installs nothing in this process.
+enum class serving { this_process, program_elsewhere };
+
 class engine final : public omp::outer_source, public server_host {
  public:
-  engine(MPI_Comm comm, options opts);  // collective
+  engine(MPI_Comm comm, options opts, serving remote = serving::this_process);  // collective
   ~engine() override;                           // collective
 
   std::uint64_t loop_begin(const void* site, iter_t n) override;
+  // A loop of the program elsewhere: its site as site_hash() gave it there.
+  std::uint64_t loop_begin_elsewhere(std::uint64_t site, iter_t n);
   chunk next_outer() override;
   bool progress(std::uint64_t index, iter_t left, iter_t size) override;
   void loop_end() override;
@@ -110,7 +117,7 @@ class engine final : public omp::outer_source, public server_host {
   void cancel(std::uint64_t index, chunk c) override;
   [[noreturn]] void fatal(const std::string& message) override;
 
-  std::uint64_t begin(const void* site, iter_t n, bool in_order, chunk_bounds bounds);
+  std::uint64_t begin(const void* site, std::uint64_t hash, iter_t n, bool in_order, chunk_bounds bounds);
   void choose_configuration(const options& opts);
   void set_up_transport();
   void set_up_hierarchy(server_roles& roles);
@@ -141,6 +148,7 @@ class engine final : public omp::outer_source, public server_host {
   int rank_ = 0, size_ = 1;
   int level_ = MPI_THREAD_SINGLE;
   pthread_t owner_;
+  bool remote_ = false;  // serving::program_elsewhere
   bool funneled_ = true;
   transport_kind transport_ = transport_kind::master;
   std::string outer_text_;

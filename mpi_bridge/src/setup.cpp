@@ -34,7 +34,8 @@ const char* thread_level_name(int level) {
   }
 }
 
-engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_self()), opts_(std::move(opts)) {
+engine::engine(MPI_Comm comm, options opts, serving remote)
+    : user_comm_(comm), owner_(pthread_self()), remote_(remote == serving::program_elsewhere), opts_(std::move(opts)) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -70,11 +71,11 @@ engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_s
   base_.seed = inner.seed;
   base_.powers = weights_;
   set_up_transport();
-  choose_inner_technique();
+  if (!remote_) choose_inner_technique();
   // libomp is initialised by now (exchange_rank_weights asked it for the
   // thread count), so we know whether it started selfsched's OMPT tool.
   static std::atomic<bool> said{false};
-  if (!omp::bridge::teams_tracked() && rank_ == 0 && !said.exchange(true))
+  if (!remote_ && !omp::bridge::teams_tracked() && rank_ == 0 && !said.exchange(true))
     omp::bridge::warn("MPI region: selfsched cannot follow parallel regions (OMPT is off, e.g. OMP_TOOL=disabled), so "
               "schedule(runtime) loops are not shared: every rank runs them whole");
 
@@ -83,7 +84,7 @@ engine::engine(MPI_Comm comm, options opts) : user_comm_(comm), owner_(pthread_s
               outer_text_.c_str(), transport_name(transport_), thread_level_name(level_),
               server_ == nullptr ? "-" : serve_inline_ ? "inline" : "thread");
   if (server_ && !serve_inline_) progress_thread_ = std::thread([this] { serve_forever(); });
-  previous_ = omp::install_outer_source(this);
+  if (!remote_) previous_ = omp::install_outer_source(this);
 }
 
 void engine::choose_configuration(const options& opts) {
@@ -219,7 +220,7 @@ engine::~engine() {
     stop_.store(true, std::memory_order_release);
     progress_thread_.join();
   }
-  omp::install_outer_source(previous_);
+  if (!remote_) omp::install_outer_source(previous_);
   if (set_inner_) selfsched_set_schedule(nullptr, 0);
   if (stats_) print_stats();
   server_.reset();
