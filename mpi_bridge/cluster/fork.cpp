@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "allocation.hpp"
@@ -17,8 +18,12 @@
 
 namespace selfsched::cluster {
 
-bool team_size_changed = false;  // omp_set_num_threads (worksharing.cpp)
+// The cluster-wide team the program asked for: omp_set_num_threads (every
+// region after), num_threads(n) (the next one); 0: the ranks' own counts.
+int team_request = 0;
+int pushed_request = 0;
 void choose_technique_for_runtime_loops();  // outer_chunks.cpp
+void feed_next_region(bool shared);          // outer_chunks.cpp
 
 namespace {
 
@@ -39,9 +44,21 @@ int real_level() {
   return f != nullptr ? f() : 0;
 }
 
-// num_threads(n) for the next region (one region), or omp_set_num_threads
-// (every region after): not the thread counts the ranks agreed on.
-bool pushed_num_threads = false;
+// This rank's part of a team of n threads: a share of them, or all n when
+// the team is smaller than the ranks (such a region runs replicated).
+int local_part(int n, const cluster_process& p) {
+  if (n < p.ranks()) return n;
+  return spread_team(n, p.ranks())[static_cast<std::size_t>(p.rank())];
+}
+
+// Will libomp run a region with exactly `threads` threads? Not when it may
+// give fewer (OMP_DYNAMIC, a thread limit): the same answer on every rank,
+// whose environments are the same.
+bool runtime_gives(int threads) {
+  static const auto dynamic = next_definition<int (*)()>("omp_get_dynamic");
+  static const auto limit = next_definition<int (*)()>("omp_get_thread_limit");
+  return (dynamic == nullptr || dynamic() == 0) && (limit == nullptr || threads <= limit());
+}
 
 void say_replicated(cluster_process& p) {
   region_state& r = p.region();
@@ -127,7 +144,7 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
       r.replayed = true;
       r.replay.store(false);
       r.abort_here.store(false);
-      say_replicated(p);
+      if (p.remember_replicated(r.site)) say_replicated(p);
     }
     local_barrier(loc, *gtid);
   }
@@ -178,10 +195,13 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
   for (int i = 0; i < argc; ++i)
     args[static_cast<std::size_t>(i)] = reinterpret_cast<void*>(i < 3 ? registers[3 + i] : stack_arguments[i - 3]);
   const void* site = reinterpret_cast<const void*>(registers[0]);
-  const bool pushed = pushed_num_threads;
-  pushed_num_threads = false;
-  const bool shared = p->ranks() > 1 && !pushed && !team_size_changed && !p->is_replicated_site(site);
-  p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shared);
+  const int request = pushed_request != 0 ? pushed_request : team_request;
+  pushed_request = 0;
+  const std::vector<int> threads = request != 0 ? spread_team(request, p->ranks()) : p->threads_per_rank();
+  const bool shared = p->ranks() > 1 && !p->is_replicated_site(site) && runtime_gives(threads[static_cast<std::size_t>(p->rank())]) &&
+                      std::find(threads.begin(), threads.end(), 0) == threads.end();
+  p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shared, threads);
+  feed_next_region(shared);
   return {reinterpret_cast<void*>(&run_member), real};
 }
 
@@ -247,13 +267,45 @@ __attribute__((visibility("default"))) void __kmpc_fork_call_if(ident* loc, std:
   real(loc, argc, microtask, cond, args);
 }
 
-// num_threads(n): the ranks agreed on other counts, so such a region runs
-// replicated (each rank a whole team of n threads).
+// num_threads(n): n threads cluster-wide, a share on each rank (all n on
+// each when n < ranks: the region runs replicated).
 __attribute__((visibility("default"))) void __kmpc_push_num_threads(ident* loc, std::int32_t gtid,
                                                                     std::int32_t n) {
   SELFSCHED_NEXT(__kmpc_push_num_threads);
-  if (cluster_process::get() != nullptr && !in_member) pushed_num_threads = true;
-  real(loc, gtid, n);
+  cluster_process* p = cluster_process::get();
+  if (p == nullptr || in_member || !is_initial_thread()) return real(loc, gtid, n);
+  pushed_request = n;
+  real(loc, gtid, n > 0 ? local_part(n, *p) : n);
 }
+
+namespace {
+void set_num_threads(int n, void* caller) {
+  static const auto real = next_definition<void (*)(int)>("omp_set_num_threads");
+  cluster_process* p = cluster_process::get();
+  if (p == nullptr || in_member || !is_initial_thread() || n <= 0 || code_of_runtime(reinterpret_cast<std::uintptr_t>(caller)))
+    return real(n);
+  team_request = n;
+  real(local_part(n, *p));
+}
+// Outside any region: what the next one will have, cluster-wide.
+int max_threads(void* caller) {
+  static const auto real = next_definition<int (*)()>("omp_get_max_threads");
+  cluster_process* p = cluster_process::get();
+  if (p == nullptr || in_member || !is_initial_thread() || p->region().active ||
+      code_of_runtime(reinterpret_cast<std::uintptr_t>(caller)))
+    return real();
+  if (team_request != 0) return team_request;
+  int sum = 0;
+  for (int t : p->threads_per_rank()) sum += t;
+  return sum;
+}
+}  // namespace
+
+__attribute__((visibility("default"))) void omp_set_num_threads(int n) { set_num_threads(n, __builtin_return_address(0)); }
+__attribute__((visibility("default"))) void omp_set_num_threads_(const int* n) {
+  set_num_threads(*n, __builtin_return_address(0));
+}
+__attribute__((visibility("default"))) int omp_get_max_threads() { return max_threads(__builtin_return_address(0)); }
+__attribute__((visibility("default"))) int omp_get_max_threads_() { return max_threads(__builtin_return_address(0)); }
 
 }  // extern "C"

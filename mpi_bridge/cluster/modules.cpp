@@ -72,8 +72,12 @@ int collect(dl_phdr_info* info, std::size_t, void* data) {
 }
 
 // Text ranges, sorted, with the answer for each; swapped whole when redone.
+struct caller_entry {
+  address_range text;
+  bool allocates_for_runtime, runtime;
+};
 struct caller_table {
-  std::vector<std::pair<address_range, bool>> ranges;
+  std::vector<caller_entry> ranges;
 };
 std::atomic<const caller_table*> table{nullptr};
 std::mutex table_lock;
@@ -84,9 +88,9 @@ const caller_table* rebuild() {
   std::lock_guard<std::mutex> hold(table_lock);
   auto* t = new caller_table;  // the runtime's memory (this library's own calls)
   for (const module_info& m : loaded_modules())
-    if (m.text.end > m.text.begin) t->ranges.push_back({m.text, m.allocates_for_runtime});
+    if (m.text.end > m.text.begin) t->ranges.push_back({m.text, m.allocates_for_runtime, m.runtime});
   std::sort(t->ranges.begin(), t->ranges.end(),
-            [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+            [](const auto& a, const auto& b) { return a.text.begin < b.text.begin; });
   // Older tables stay: a reader may still hold one (a few per dlopen).
   table.store(t, std::memory_order_release);
   return t;
@@ -116,19 +120,34 @@ std::vector<module_info> loaded_modules() {
   return out;
 }
 
-bool caller_is_runtime(std::uintptr_t caller) {
-  std::call_once(loader_once, [] { loader_text = text_of_mapped(getauxval(AT_BASE)); });
-  if (loader_text.contains(caller)) return true;
+namespace {
+
+// The entry of the module holding `caller`, or nullptr (code outside any).
+const caller_entry* entry_of(std::uintptr_t caller) {
   const caller_table* t = table.load(std::memory_order_acquire);
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (t == nullptr) t = rebuild();
     const auto& r = t->ranges;
     auto it = std::upper_bound(r.begin(), r.end(), caller,
-                               [](std::uintptr_t a, const auto& e) { return a < e.first.begin; });
-    if (it != r.begin() && std::prev(it)->first.contains(caller)) return std::prev(it)->second;
+                               [](std::uintptr_t a, const caller_entry& e) { return a < e.text.begin; });
+    if (it != r.begin() && std::prev(it)->text.contains(caller)) return &*std::prev(it);
     t = nullptr;  // in no module known: one loaded since
   }
-  return false;  // code outside any module (generated at run time): the program's
+  return nullptr;
+}
+
+}  // namespace
+
+bool caller_is_runtime(std::uintptr_t caller) {
+  std::call_once(loader_once, [] { loader_text = text_of_mapped(getauxval(AT_BASE)); });
+  if (loader_text.contains(caller)) return true;
+  const caller_entry* e = entry_of(caller);
+  return e != nullptr && e->allocates_for_runtime;  // code generated at run time: the program's
+}
+
+bool code_of_runtime(std::uintptr_t caller) {
+  const caller_entry* e = entry_of(caller);
+  return e != nullptr && e->runtime;
 }
 
 }  // namespace selfsched::cluster

@@ -37,5 +37,8 @@ std::vector<module_info> loaded_modules();
 // (a library loaded since). Calls from the dynamic loader are the runtime's
 // without any lookup (it may hold its lock).
 bool caller_is_runtime(std::uintptr_t caller);
+// Is `caller` code of the runtime's (libselfsched, libomp...)? It asks the
+// OpenMP API for its own process's team, never the cluster-wide one.
+bool code_of_runtime(std::uintptr_t caller);
 
 }  // namespace selfsched::cluster

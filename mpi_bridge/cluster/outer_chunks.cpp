@@ -94,6 +94,8 @@ void choose_technique_for_runtime_loops() {
   selfsched_set_schedule(name.c_str(), 0);
 }
 
-void install_outer_source() { omp::install_outer_source(&source); }
+// Only shared regions take outer chunks: serial code and replicated regions
+// are each process's own loops (called by the initial thread before a fork).
+void feed_next_region(bool shared) { omp::install_outer_source(shared ? &source : nullptr); }
 
 }  // namespace selfsched::cluster

@@ -134,7 +134,7 @@ const std::vector<int>& cluster_process::threads_per_rank() {
     hello h{};
     std::memcpy(&h, all[static_cast<std::size_t>(q)].data(), sizeof h);
     if (h.layout != mine.layout)
-      stop("selfsched-mpirun --cluster: the program's memory is not laid out alike on rank " + std::to_string(rank_) +
+      stop_everywhere("selfsched-mpirun --cluster: the program's memory is not laid out alike on rank " + std::to_string(rank_) +
            " and rank " + std::to_string(q) +
            " (another build of the program or of a library, or a different environment): its writes cannot be merged");
     threads_per_rank_.push_back(static_cast<int>(std::max<std::int64_t>(1, h.threads)));
@@ -191,7 +191,7 @@ std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std
 }
 
 void cluster_process::begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
-                                   bool shared) {
+                                   bool shared, const std::vector<int>& threads) {
   runtime_scope scope;
   region_state& r = region_;
   r.active = true;
@@ -212,7 +212,6 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
     if (tracker_.add_range(more)) stack_.begin = more.begin;
   }
   tracker_.set_stack(stack_, fork_sp);
-  const std::vector<int>& threads = threads_per_rank();
   r.team.emplace(threads, std::vector<double>{});
   r.local_threads = threads[static_cast<std::size_t>(rank_)];
   arena_bound_ = std::max(arena_bound_, r.team->size());
@@ -276,6 +275,13 @@ void cluster_process::end_region() {
   region_.args.clear();
 }
 
+bool cluster_process::remember_replicated(const void* site) {
+  runtime_scope scope;
+  if (is_replicated_site(site)) return false;
+  replicated_sites_.push_back(site);
+  return true;
+}
+
 bool cluster_process::is_replicated_site(const void* site) const {
   return std::find(replicated_sites_.begin(), replicated_sites_.end(), site) != replicated_sites_.end();
 }
@@ -306,9 +312,9 @@ bool cluster_process::merge_shared() {
   bool conflicted = false;
   for (int q = 0; q < ranks_ && !conflicted; ++q) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
-    if (!reader.valid()) stop("selfsched-mpirun --cluster: rank " + std::to_string(q) + " sent a damaged merge");
+    if (!reader.valid()) stop_everywhere("selfsched-mpirun --cluster: rank " + std::to_string(q) + " sent a damaged merge");
     if (reader.header().layout != h.layout)
-      stop("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
+      stop_everywhere("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
            std::to_string(rank_) + " and rank " + std::to_string(q) +
            " (its serial code allocated differently): its writes cannot be merged");
     if (reader.header().flags != 0) {
@@ -327,8 +333,6 @@ bool cluster_process::merge_shared() {
   }
   if (conflicted) {
     tracker_.roll_back_window();
-    if (std::find(replicated_sites_.begin(), replicated_sites_.end(), r.site) == replicated_sites_.end())
-      replicated_sites_.push_back(r.site);
     return false;
   }
   for (int q = 0; q < ranks_; ++q) {
@@ -392,6 +396,11 @@ void cluster_process::say(const std::string& message) {
   runtime_scope scope;
   const std::string line = message + "\n";
   (void)!write(error_fd_, line.data(), line.size());
+}
+
+void cluster_process::stop_everywhere(const std::string& message) {
+  if (rank_ == 0) stop(message);
+  for (;;) pause();  // rank 0's agent ends the job
 }
 
 void cluster_process::stop(const std::string& message) {

@@ -62,9 +62,13 @@ class cluster_process {
   const std::vector<int>& threads_per_rank();
 
   // A region of the initial thread begins (shared or replicated) and ends.
-  void begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp, bool shared);
+  // `threads`: each rank's team (shared regions).
+  void begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp, bool shared,
+                    const std::vector<int>& threads);
   void end_region();
   bool is_replicated_site(const void* site) const;
+  // From now on the region at `site` runs replicated; false if it did already.
+  bool remember_replicated(const void* site);
 
   // At a synchronization point of a shared region, on this rank's thread 0
   // while the others wait: merge every rank's writes. false: a conflict;
@@ -83,9 +87,11 @@ class cluster_process {
   void ask_agent(request_kind kind, std::initializer_list<std::int64_t> args, std::int64_t* results,
                  const char* text = nullptr);
 
-  // Ends the job with one message (every rank must reach the same decision,
-  // or call this from the rank that knows).
+  // Ends the job with one message, from the rank that knows.
   [[noreturn]] void stop(const std::string& message);
+  // The same when every rank reached the decision: rank 0 says it, the
+  // others wait for the job to end.
+  [[noreturn]] void stop_everywhere(const std::string& message);
   // One line on the job's standard error (rank 0's, or this rank's own when
   // only it knows).
   void say(const std::string& message);

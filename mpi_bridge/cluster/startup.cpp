@@ -18,7 +18,6 @@
 #include "program.hpp"
 
 namespace selfsched::cluster {
-void install_outer_source();
 
 namespace {
 
@@ -67,5 +66,4 @@ __attribute__((constructor)) static void start_cluster_mode() {
   cluster_process::start();
   if (cluster_process::get() == nullptr) return;
   set_thread_arena(0, false);  // the initial thread runs the program's serial code
-  install_outer_source();
 }

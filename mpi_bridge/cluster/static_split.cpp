@@ -32,6 +32,12 @@ std::uint64_t cluster_team::block_start(std::uint64_t trip, int number) const {
   return start < trip ? start : trip;
 }
 
+std::vector<int> spread_team(int threads, int ranks) {
+  std::vector<int> counts(static_cast<std::size_t>(ranks > 0 ? ranks : 0));
+  for (int r = 0; r < ranks; ++r) counts[static_cast<std::size_t>(r)] = threads / ranks + (r < threads % ranks ? 1 : 0);
+  return counts;
+}
+
 static_share static_block(const cluster_team& team, std::uint64_t trip, int number) {
   static_share s;
   s.first = team.block_start(trip, number);

@@ -39,6 +39,11 @@ class cluster_team {
   bool equal_ = true;
 };
 
+// A team of `threads` threads over `ranks` ranks, numbered rank by rank:
+// each rank's count (the first threads % ranks ranks have one more; a
+// rank may get none when threads < ranks).
+std::vector<int> spread_team(int threads, int ranks);
+
 // A thread's share of a static loop, in iterations 0 .. trip-1.
 struct static_share {
   std::uint64_t first = 0;   // its first iteration

@@ -14,8 +14,6 @@
 
 namespace selfsched::cluster {
 
-extern bool team_size_changed;  // fork.cpp
-
 namespace {
 
 cluster_process& process() { return *cluster_process::get(); }
@@ -188,63 +186,56 @@ using namespace selfsched::cluster;
 
 extern "C" {
 
-// ---- The team: cluster-wide numbers at the shared region's level.
+// ---- The team: cluster-wide numbers at the shared region's level, for the
+// program (the runtime's own calls get its process's team).
 
-__attribute__((visibility("default"))) int omp_get_thread_num() {
+namespace {
+using selfsched::cluster::code_of_runtime;
+bool asks_for_program(void* caller) { return !code_of_runtime(reinterpret_cast<std::uintptr_t>(caller)); }
+
+int thread_num(void* caller) {
   SELFSCHED_NEXT(omp_get_thread_num);
-  if (member_state* m = shared_member()) return m->number;
+  if (member_state* m = shared_member(); m != nullptr && asks_for_program(caller)) return m->number;
   return real();
 }
-
-__attribute__((visibility("default"))) int omp_get_num_threads() {
+int num_threads(void* caller) {
   SELFSCHED_NEXT(omp_get_num_threads);
-  if (shared_member() != nullptr) return team().size();
+  if (shared_member() != nullptr && asks_for_program(caller)) return team().size();
   return real();
 }
-
-__attribute__((visibility("default"))) int omp_get_max_threads() {
-  SELFSCHED_NEXT(omp_get_max_threads);
-  cluster_process* p = cluster_process::get();
-  // Outside any region: what the next one will have, the whole cluster.
-  if (p != nullptr && !p->region().active && !team_size_changed) {
-    int sum = 0;
-    for (int t : p->threads_per_rank()) sum += t;
-    return sum;
-  }
-  return real();
-}
-
-__attribute__((visibility("default"))) void omp_set_num_threads(int n) {
-  SELFSCHED_NEXT(omp_set_num_threads);
-  if (cluster_process::get() != nullptr && region_member() == nullptr) team_size_changed = true;
-  real(n);
-}
-
-__attribute__((visibility("default"))) int omp_get_team_size(int level) {
+int team_size(int level, void* caller) {
   SELFSCHED_NEXT(omp_get_team_size);
-  if (level == 1 && cluster_process::get() != nullptr && cluster_process::get()->region().active &&
-      cluster_process::get()->region().shared)
+  cluster_process* p = cluster_process::get();
+  if (level == 1 && p != nullptr && p->region().active && p->region().shared && asks_for_program(caller))
     return team().size();
   return real(level);
 }
-
-__attribute__((visibility("default"))) int omp_get_ancestor_thread_num(int level) {
+int ancestor_thread_num(int level, void* caller) {
   SELFSCHED_NEXT(omp_get_ancestor_thread_num);
   const int local = real(level);
   cluster_process* p = cluster_process::get();
-  if (level == 1 && p != nullptr && p->region().active && p->region().shared && local >= 0)
+  if (level == 1 && p != nullptr && p->region().active && p->region().shared && local >= 0 && asks_for_program(caller))
     return team().number(p->rank(), local);
   return local;
 }
+}  // namespace
 
-// Fortran's names (omp_lib): the same, by reference.
-__attribute__((visibility("default"))) int omp_get_thread_num_() { return omp_get_thread_num(); }
-__attribute__((visibility("default"))) int omp_get_num_threads_() { return omp_get_num_threads(); }
-__attribute__((visibility("default"))) int omp_get_max_threads_() { return omp_get_max_threads(); }
-__attribute__((visibility("default"))) void omp_set_num_threads_(const int* n) { omp_set_num_threads(*n); }
-__attribute__((visibility("default"))) int omp_get_team_size_(const int* level) { return omp_get_team_size(*level); }
+__attribute__((visibility("default"))) int omp_get_thread_num() { return thread_num(__builtin_return_address(0)); }
+__attribute__((visibility("default"))) int omp_get_num_threads() { return num_threads(__builtin_return_address(0)); }
+__attribute__((visibility("default"))) int omp_get_team_size(int level) {
+  return team_size(level, __builtin_return_address(0));
+}
+__attribute__((visibility("default"))) int omp_get_ancestor_thread_num(int level) {
+  return ancestor_thread_num(level, __builtin_return_address(0));
+}
+// Fortran's names (omp_lib): the same, arguments by reference.
+__attribute__((visibility("default"))) int omp_get_thread_num_() { return thread_num(__builtin_return_address(0)); }
+__attribute__((visibility("default"))) int omp_get_num_threads_() { return num_threads(__builtin_return_address(0)); }
+__attribute__((visibility("default"))) int omp_get_team_size_(const int* level) {
+  return team_size(*level, __builtin_return_address(0));
+}
 __attribute__((visibility("default"))) int omp_get_ancestor_thread_num_(const int* level) {
-  return omp_get_ancestor_thread_num(*level);
+  return ancestor_thread_num(*level, __builtin_return_address(0));
 }
 
 // ---- Static loops (and sections, which clang lowers the same way).
