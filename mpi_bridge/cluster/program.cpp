@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "allocation.hpp"
+#include "selfsched/bridge.hpp"  // libselfsched's seam: this rank's power
 
 namespace selfsched::cluster {
 
@@ -127,7 +129,9 @@ const std::vector<int>& cluster_process::threads_per_rank() {
   struct hello {
     std::int64_t threads;
     std::uint64_t layout;
-  } mine{real_max_threads != nullptr ? real_max_threads() : 1, layout_hash()};
+    double power;  // the rank's computing power (libselfsched: SELFSCHED_WEIGHTS, SIA file, hwloc CPU kinds)
+  } mine{real_max_threads != nullptr ? real_max_threads() : 1, layout_hash(), 0};
+  mine.power = omp::bridge::team_power(static_cast<int>(mine.threads));
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   const auto all = exchange(sizeof mine);
   for (int q = 0; q < ranks_; ++q) {
@@ -138,6 +142,7 @@ const std::vector<int>& cluster_process::threads_per_rank() {
            " and rank " + std::to_string(q) +
            " (another build of the program or of a library, or a different environment): its writes cannot be merged");
     threads_per_rank_.push_back(static_cast<int>(std::max<std::int64_t>(1, h.threads)));
+    power_per_thread_.push_back(h.power > 0 && std::isfinite(h.power) ? h.power / threads_per_rank_.back() : 1.0);
   }
   return threads_per_rank_;
 }
@@ -212,7 +217,10 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
     if (tracker_.add_range(more)) stack_.begin = more.begin;
   }
   tracker_.set_stack(stack_, fork_sp);
-  r.team.emplace(threads, std::vector<double>{});
+  // Static loops split by the ranks' powers (equal powers: libomp's split).
+  std::vector<double> weights(threads.size());
+  for (std::size_t q = 0; q < threads.size(); ++q) weights[q] = power_per_thread_[q] * std::max(threads[q], 1);
+  r.team.emplace(threads, std::move(weights));
   r.local_threads = threads[static_cast<std::size_t>(rank_)];
   arena_bound_ = std::max(arena_bound_, r.team->size());
   std::vector<std::uintptr_t> written;

@@ -114,6 +114,7 @@ class cluster_process {
   std::vector<address_range> module_data_;
   address_range stack_{};
   std::vector<int> threads_per_rank_;
+  std::vector<double> power_per_thread_;  // each rank's, from its power at the first region
   int arena_bound_ = 1;  // arenas that may hold blocks: the serial one and every cluster-wide thread's
   bool reconciled_once_ = false;
   region_state region_;
