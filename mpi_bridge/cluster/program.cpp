@@ -1,6 +1,7 @@
 #include "program.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstring>
 
 #include "allocation.hpp"
+#include "interposed.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: this rank's power
 
 namespace selfsched::cluster {
@@ -47,6 +49,20 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 
 constexpr std::uintptr_t page_floor(std::uintptr_t a) { return a & ~std::uintptr_t{page_bytes - 1}; }
+
+// Bytes this process has written with write() and its kin (/proc/self/io,
+// wchar): a region that wrote any cannot run again without writing them twice.
+std::uint64_t bytes_written() {
+  const int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[512];
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char* at = std::strstr(text, "wchar: ");
+  return at != nullptr ? std::strtoull(at + 7, nullptr, 10) : 0;
+}
 
 // Standard output's buffer, as rank 0's would be (SELFSCHED_CLUSTER_STDOUT,
 // "line:1024" or "full:4096"), in the program's heap now: on every rank the
@@ -210,6 +226,7 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.replay.store(false);
   r.abort_here.store(false);
   r.why.clear();
+  r.written_before = bytes_written();
   // A region started deeper down the stack than any before: track the
   // frames between too (the encountering function's locals are shared).
   if (fork_sp < stack_.begin + page_bytes) {
@@ -310,7 +327,7 @@ bool cluster_process::merge_shared() {
   diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
   diff_header h;
   h.rank = static_cast<std::uint32_t>(rank_);
-  h.flags = r.flags.exchange(0);
+  h.flags = r.flags.exchange(0) | (wrote_output() ? flag_wrote_output : 0);
   h.layout = layout_hash();
   w.begin(h);
   if (!tracker_.write_diffs(ranges, w))
@@ -325,7 +342,7 @@ bool cluster_process::merge_shared() {
       stop_everywhere("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
            std::to_string(rank_) + " and rank " + std::to_string(q) +
            " (its serial code allocated differently): its writes cannot be merged");
-    if (reader.header().flags != 0) {
+    if ((reader.header().flags & ~std::uint32_t{flag_wrote_output}) != 0) {
       conflicted = true;
       r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags);
     }
@@ -382,8 +399,22 @@ void cluster_process::adopt_rank_zero() {
   tracker_.finish_merge(tracked_ranges());
 }
 
+bool cluster_process::wrote_output() const { return bytes_written() > region_.written_before; }
+
 void cluster_process::roll_back_region() {
   runtime_scope scope;
+  // Every rank says whether its region wrote output already.
+  const std::uint32_t mine = wrote_output() ? 1 : 0;
+  std::memcpy(channel_->outgoing(), &mine, sizeof mine);
+  for (const auto& answer : exchange(sizeof mine)) {
+    std::uint32_t wrote = 0;
+    std::memcpy(&wrote, answer.data(), sizeof wrote);
+    if (wrote)
+      stop_everywhere("selfsched-mpirun --cluster: the parallel region at " + describe_site(region_.site) +
+                      " cannot be shared (" + region_.why +
+                      "), and it wrote output before that was found, which running it again would write twice; "
+                      "stopping the job");
+  }
   tracker_.discard_window(tracked_ranges());
   tracker_.roll_back_region();
 }

@@ -36,6 +36,7 @@ struct region_state {
   std::atomic<bool> replay{false};      // the last synchronization point found a conflict
   std::atomic<bool> abort_here{false};  // a construct that cannot be shared: run again, replicated
   std::string why;                      // the conflict, for the message
+  std::uint64_t written_before = 0;     // bytes this process had written (to files, pipes) when the region began
 };
 
 // One thread's place in the region.
@@ -74,9 +75,13 @@ class cluster_process {
   // while the others wait: merge every rank's writes. false: a conflict;
   // this window's writes are undone and region().why says what happened.
   bool merge_shared();
+  // Has this process written to a file or pipe since the region began?
+  bool wrote_output() const;
   // At the end of a replicated region: every rank takes rank 0's memory.
   void adopt_rank_zero();
-  // Back to how the region found memory, to run it again replicated.
+  // Back to how the region found memory, to run it again replicated. Every
+  // rank calls it; when a rank's region has written output already (which
+  // running it again would write twice), the job stops with one message.
   void roll_back_region();
 
   // Reductions: rank 0 receives every other rank's `bytes` (rank 0 sends none).
