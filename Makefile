@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
 
 all: build
 
@@ -78,6 +78,10 @@ bench-omp: build
 # What a task costs in a task pool, beside OpenMP's own tasks (docs/tasks.md).
 bench-tasks: build
 	$(BUILD)/bin/bench_task_pool --benchmark_counters_tabular=true
+
+# Cluster mode: what a rank pays per page it writes (docs/results/cluster.md).
+bench-cluster: build
+	$(BUILD)/bin/bench_cluster_merge --benchmark_counters_tabular=true
 
 # The same per-chunk instruction counts under libgomp (GCC programs).
 bench-gomp: build

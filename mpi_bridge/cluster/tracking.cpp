@@ -43,7 +43,7 @@ page_tracker::~page_tracker() {
   if (pagemap_ >= 0) close(pagemap_);
 }
 
-bool page_tracker::start(address_range heap, std::string& why) {
+bool page_tracker::start(address_range heap, std::string& why, bool kernel) {
   heap_ = heap;
   heap_shadow_ = static_cast<std::byte*>(reserve(heap.end - heap.begin));
   other_shadows_ = static_cast<std::byte*>(reserve(other_shadow_bytes));
@@ -54,6 +54,7 @@ bool page_tracker::start(address_range heap, std::string& why) {
     return false;
   }
   // The kernel's write tracking, when it has it; else every page is compared.
+  if (!kernel) return true;
   const int fd = static_cast<int>(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | uffd_user_mode_only));
   if (fd < 0) return true;
   uffdio_api api{};

@@ -34,9 +34,10 @@ class page_tracker {
   page_tracker(const page_tracker&) = delete;
   page_tracker& operator=(const page_tracker&) = delete;
 
-  // Sets up the kernel's write tracking and the heap's shadow (heap: the
-  // program's heap region). false with `why` when it cannot at all.
-  bool start(address_range heap, std::string& why);
+  // Sets up the kernel's write tracking (unless `kernel` is false: tests of
+  // the other way) and the heap's shadow (heap: the program's heap region).
+  // false with `why` when it cannot at all.
+  bool start(address_range heap, std::string& why, bool kernel = true);
   bool write_protected() const { return uffd_ >= 0; }
 
   // A range outside the heap (a module's data, the main stack), page-aligned:

@@ -1,0 +1,81 @@
+// What one rank pays per page it writes between two synchronization points
+// in cluster mode (mpi_bridge/cluster/tracking.hpp): the kernel's write
+// tracking, the diff against the page's copy, writing the runs, applying
+// them, and the copy's refresh. Pages written for the first time since
+// they were protected pay a minor fault; pages written at every step stay
+// unprotected. `make bench-cluster` (docs/results/cluster.md).
+#include <benchmark/benchmark.h>
+#include <sys/mman.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "page_diff.hpp"
+#include "tracking.hpp"
+
+using namespace selfsched::cluster;
+
+namespace {
+
+constexpr std::size_t region_pages = 1 << 14;  // 64 MiB
+
+struct fixture {
+  std::byte* memory = nullptr;
+  page_tracker tracker;
+  std::vector<address_range> ranges;
+  std::vector<std::byte> blob = std::vector<std::byte>(std::size_t{256} << 20);
+  bool ok = false;
+  fixture() {
+    void* p = mmap(nullptr, region_pages * page_bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    memory = static_cast<std::byte*>(p);
+    const auto begin = reinterpret_cast<std::uintptr_t>(memory);
+    std::string why;
+    ok = p != MAP_FAILED && tracker.start({begin, begin + region_pages * page_bytes}, why);
+    std::memset(memory, 1, region_pages * page_bytes);  // every page present
+    ranges = {{begin, begin + region_pages * page_bytes}};
+    std::vector<std::uintptr_t> written;
+    tracker.begin_window(ranges, true, written);
+    tracker.grow_heap(ranges[0], true);
+  }
+};
+
+// range(0): pages written; range(1): 1 = every byte of each page, 0 = one
+// double in 64; range(2): 1 = the same pages every step (hot), 0 = fresh.
+void merge_step(benchmark::State& state) {
+  static fixture f;
+  if (!f.ok) return state.SkipWithError("no write tracking");
+  const auto pages = static_cast<std::size_t>(state.range(0));
+  const bool whole = state.range(1) != 0, hot = state.range(2) != 0;
+  std::size_t first = 0, step = 0;
+  for (auto _ : state) {
+    if (!hot) first = (first + pages) % (region_pages - pages);
+    ++step;
+    for (std::size_t p = 0; p < pages; ++p) {
+      std::byte* page = f.memory + (first + p) * page_bytes;
+      if (whole) std::memset(page, static_cast<int>(step), page_bytes);
+      else for (std::size_t at = 0; at < page_bytes; at += 512) page[at] = static_cast<std::byte>(step);
+    }
+    diff_writer w(f.blob.data(), f.blob.size());
+    w.begin({});
+    f.tracker.write_diffs(f.ranges, w);
+    const std::size_t bytes = w.finish();
+    diff_reader r(f.blob.data(), bytes);
+    f.tracker.apply(r);  // another rank's runs (here the same ones, at the same places)
+    f.tracker.finish_merge(f.ranges);
+    benchmark::DoNotOptimize(bytes);
+  }
+  // Seconds per page written (CPU time: the machine is shared).
+  state.counters["per_page"] = benchmark::Counter(static_cast<double>(pages),
+                                                  benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["kernel_tracking"] = f.tracker.write_protected();
+}
+BENCHMARK(merge_step)
+    ->ArgNames({"pages", "whole", "hot"})
+    ->ArgsProduct({{16, 256, 2048}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

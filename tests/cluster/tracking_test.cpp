@@ -1,0 +1,121 @@
+// Write tracking: the pages a window changed and only those, runs that
+// rebuild them elsewhere, undo of a window and of a region, the stack's
+// floor, with the kernel's tracking and without it.
+#include "tracking.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstring>
+
+using namespace selfsched::cluster;
+
+namespace {
+
+constexpr std::size_t pages = 64;
+
+class Tracking : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    void* p = mmap(nullptr, pages * page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    memory = static_cast<unsigned char*>(p);
+    begin = reinterpret_cast<std::uintptr_t>(memory);
+    std::string why;
+    ASSERT_TRUE(tracker.start({begin, begin + pages * page_bytes}, why, GetParam())) << why;
+    for (std::size_t i = 0; i < pages * page_bytes; ++i) memory[i] = static_cast<unsigned char>(i * 13);
+    ranges = {{begin, begin + pages * page_bytes}};
+    std::vector<std::uintptr_t> written;
+    tracker.begin_window(ranges, true, written);
+    EXPECT_EQ(written.size(), pages);
+  }
+  void TearDown() override { munmap(memory, pages * page_bytes); }
+
+  // This window's diffs.
+  std::vector<std::byte> diffs() {
+    std::vector<std::byte> blob(1 << 20);
+    diff_writer w(blob.data(), blob.size());
+    w.begin({});
+    EXPECT_TRUE(tracker.write_diffs(ranges, w));
+    blob.resize(w.finish());
+    return blob;
+  }
+
+  unsigned char* memory = nullptr;
+  std::uintptr_t begin = 0;
+  page_tracker tracker;
+  std::vector<address_range> ranges;
+};
+
+}  // namespace
+
+TEST_P(Tracking, DiffsHoldTheChangedBytesOfTheChangedPagesOnly) {
+  memory[3 * page_bytes + 10] ^= 0xff;
+  memory[40 * page_bytes + 4095] ^= 1;
+  const auto blob = diffs();
+  diff_reader r(blob.data(), blob.size());
+  page_diff page;
+  std::vector<std::uintptr_t> seen;
+  while (r.next(page)) {
+    seen.push_back(page.address);
+    ASSERT_EQ(page.runs.size(), 1u);
+    EXPECT_EQ(page.runs[0].length, 1);
+  }
+  EXPECT_EQ(seen, (std::vector<std::uintptr_t>{begin + 3 * page_bytes, begin + 40 * page_bytes}));
+  tracker.finish_merge(ranges);
+  // The next window sees nothing, then only what it changes.
+  const auto quiet = diffs();
+  EXPECT_EQ(diff_reader(quiet.data(), quiet.size()).header().pages, 0u);
+  tracker.finish_merge(ranges);
+  memory[5 * page_bytes] ^= 1;
+  const auto next = diffs();
+  EXPECT_EQ(diff_reader(next.data(), next.size()).header().pages, 1u);
+}
+
+TEST_P(Tracking, AWindowAndARegionRollBack) {
+  std::vector<unsigned char> start(memory, memory + pages * page_bytes);
+  memory[page_bytes] = 1;  // window 1
+  diffs();
+  tracker.finish_merge(ranges);
+  memory[2 * page_bytes] = 2;  // window 2, rolled back alone
+  diffs();
+  tracker.roll_back_window();
+  EXPECT_EQ(memory[2 * page_bytes], start[2 * page_bytes]);
+  EXPECT_EQ(memory[page_bytes], 1);
+  memory[7 * page_bytes] = 7;  // written, not diffed yet: back to the region's start
+  tracker.discard_window(ranges);
+  tracker.roll_back_region();
+  EXPECT_EQ(std::memcmp(memory, start.data(), start.size()), 0);
+}
+
+TEST_P(Tracking, TheStackBelowItsFloorIsNeverTouched) {
+  const std::uintptr_t floor = begin + 10 * page_bytes + 100;
+  tracker.set_stack(ranges[0], floor);
+  memory[10 * page_bytes + 50] = 0xaa;   // below the floor: the merging thread's frames
+  memory[10 * page_bytes + 200] = 0xbb;  // above: shared
+  memory[2 * page_bytes] = 0xcc;         // far below
+  const auto blob = diffs();
+  diff_reader r(blob.data(), blob.size());
+  page_diff page;
+  ASSERT_TRUE(r.next(page));
+  EXPECT_EQ(page.address, begin + 10 * page_bytes);
+  ASSERT_EQ(page.runs.size(), 1u);
+  EXPECT_EQ(page.runs[0].offset, 200);
+  EXPECT_FALSE(r.next(page));
+  tracker.discard_window(ranges);
+  EXPECT_EQ(memory[10 * page_bytes + 50], 0xaa);  // left alone
+  EXPECT_EQ(memory[2 * page_bytes], 0xcc);
+}
+
+TEST_P(Tracking, InstalledPagesAreMemoryAndShadow) {
+  std::vector<std::byte> other(page_bytes, std::byte{9});
+  const std::uint64_t before = tracker.hash_page(begin + 4 * page_bytes);
+  tracker.install_page(begin + 4 * page_bytes, other.data());
+  EXPECT_NE(tracker.hash_page(begin + 4 * page_bytes), before);
+  EXPECT_EQ(memory[4 * page_bytes + 77], 9);
+  const auto blob = diffs();
+  EXPECT_EQ(diff_reader(blob.data(), blob.size()).header().pages, 0u);  // not a change of this window
+}
+
+INSTANTIATE_TEST_SUITE_P(KernelAndNot, Tracking, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "kernel" : "compare_all"; });
