@@ -19,6 +19,7 @@
 
 #include "channel.hpp"
 #include "launch.hpp"
+#include "mpi_wait.hpp"
 
 namespace selfsched::cluster {
 namespace {
@@ -154,26 +155,20 @@ class agent {
   }
 
   // Waits for a collective without holding a core: the program's threads
-  // may be computing on it. Spins briefly, then sleeps in growing steps.
+  // may be computing on it.
   void wait_quietly(MPI_Request& r) {
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    for (;;) {
-      int done = 0;
-      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-      if (done) return;
-      if (program_ended.load(std::memory_order_acquire)) {
-        int status = 0;
-        if (waitpid(-1, &status, WNOHANG) > 0 && WIFSIGNALED(status)) {
-          std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
-                       rank_, WTERMSIG(status), strsignal(WTERMSIG(status)));
-          MPI_Abort(comm_, 70);
-        }
-      }
-      const auto waited = clock::now() - start;
-      if (waited < std::chrono::microseconds(50)) continue;
-      const auto step = std::min<clock::duration>(std::chrono::milliseconds(1), std::max<clock::duration>(std::chrono::microseconds(10), waited / 16));
-      std::this_thread::sleep_for(step);
+    wait_without_spinning(r, std::chrono::milliseconds(1), [this] { stop_if_program_killed(); });
+  }
+
+  // Left for serve() to reap (WNOWAIT): a program that exited keeps its status.
+  void stop_if_program_killed() {
+    if (!program_ended.load(std::memory_order_acquire)) return;
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0 &&
+        (info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED)) {
+      std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
+                   rank_, info.si_status, strsignal(info.si_status));
+      MPI_Abort(comm_, 70);
     }
   }
 
