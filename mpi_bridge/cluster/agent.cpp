@@ -3,6 +3,7 @@
 // and does its MPI: every collective a parallel region needs, announced
 // first, so ranks whose programs took different paths stop with a message
 // instead of waiting for each other for ever.
+#include <fcntl.h>
 #include <mpi.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,6 +38,7 @@ const char* kind_name(std::int64_t kind) {
     case request_kind::exchange: return "merging memory";
     case request_kind::gather: return "combining a reduction";
     case request_kind::barrier: return "at a barrier";
+    case request_kind::file_change: return "changing a file";
     default: return "ending";  // finish
   }
 }
@@ -68,7 +70,8 @@ class agent {
   void handle() {
     channel_control& c = channel_.control();
     switch (c.kind) {
-      case request_kind::exchange: exchange(); break;
+      case request_kind::exchange:
+      case request_kind::file_change: exchange(); break;
       case request_kind::gather: gather(); break;
       case request_kind::barrier: announce(static_cast<std::int64_t>(request_kind::barrier), 0); break;
       case request_kind::fatal:
@@ -112,7 +115,7 @@ class agent {
 
   void exchange() {
     channel_control& c = channel_.control();
-    const auto counts = announce(static_cast<std::int64_t>(request_kind::exchange), static_cast<std::int64_t>(c.outgoing_bytes));
+    const auto counts = announce(static_cast<std::int64_t>(c.kind), static_cast<std::int64_t>(c.outgoing_bytes));
     std::vector<int> sizes(counts.size()), offsets(counts.size());
     std::uint64_t at = 0;
     for (std::size_t q = 0; q < counts.size(); ++q) {
@@ -203,6 +206,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + first, argv + argc);
   args[0] = on_path(args[0]);
+  const int janitor = start_janitor();
 
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -245,11 +249,23 @@ int main(int argc, char** argv) {
   MPI_Bcast(out, 2, MPI_INT, 0, comm);
   const std::string stdout_mode = std::string(out[0] ? "line:" : "full:") + std::to_string(out[1] > 0 ? out[1] : BUFSIZ);
 
+  const std::string private_directory = rank != 0 ? make_private_directory(rank) : std::string();
+  if (rank != 0 && private_directory.empty()) {
+    std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot make its directory for private copies of the "
+                 "program's files in %s (%s)\n", rank, std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp",
+                 std::strerror(errno));
+    MPI_Abort(comm, 70);
+  }
+  tell_janitor(janitor, private_directory);
+
   // Every rank's environment the same size: the program's stack starts at
   // the same address everywhere.
   const int error_fd = dup(2);
   std::vector<std::string> env = program_environment(rank, ranks, fd, error_fd);
   env.push_back("SELFSCHED_CLUSTER_STDOUT=" + stdout_mode);
+  // On every rank, empty on rank 0: the same number of variables, so that
+  // padding can even out their bytes (the kernel aligns the stack after them).
+  env.push_back("SELFSCHED_CLUSTER_PRIVATE=" + private_directory);
   unsigned long long bytes = environment_bytes(env) + 64, largest = 0;
   MPI_Allreduce(&bytes, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   pad_environment(env, largest);
@@ -266,6 +282,7 @@ int main(int argc, char** argv) {
   }
   agent a(comm, ch);
   const int code = a.serve(pid);
+  remove_private_directory(private_directory);
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return code;

@@ -77,6 +77,11 @@ class cluster_process {
   // Reductions: rank 0 receives every other rank's `bytes` (rank 0 sends none).
   std::vector<std::span<const std::byte>> gather_to_rank_zero(std::span<const std::byte> bytes);
 
+  // Serial code changing a file (private_files.cpp): every rank's `bytes`
+  // to every rank, announced as a file change (the agents check that every
+  // rank's program is changing one).
+  std::vector<std::span<const std::byte>> exchange_file_change(std::span<const std::byte> bytes);
+
   // Ends the job with one message (every rank must reach the same decision,
   // or call this from the rank that knows).
   [[noreturn]] void stop(const std::string& message);
@@ -89,7 +94,7 @@ class cluster_process {
   bool set_up(std::string& why);
   std::vector<address_range> tracked_ranges() const;
   std::uint64_t layout_hash() const;
-  std::vector<std::span<const std::byte>> exchange(std::size_t bytes);
+  std::vector<std::span<const std::byte>> exchange(std::size_t bytes, request_kind kind = request_kind::exchange);
   void reconcile(const std::vector<std::uintptr_t>& written);
 
   static std::atomic<cluster_process*> instance_;
