@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "channel.hpp"
 #include "launch.hpp"
 #include "mpi_wait.hpp"
+#include "stdin_relay.hpp"
 
 namespace selfsched::cluster {
 namespace {
@@ -206,6 +208,10 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + first, argv + argc);
   args[0] = on_path(args[0]);
+  // A closed standard input would make the next descriptor opened fd 0.
+  if (fcntl(0, F_GETFD) < 0) open("/dev/null", O_RDONLY);
+  // A program that stops reading its standard input: the relay's write fails instead.
+  signal(SIGPIPE, SIG_IGN);
   const int janitor = start_janitor();
 
   int provided = 0;
@@ -249,6 +255,7 @@ int main(int argc, char** argv) {
   MPI_Bcast(out, 2, MPI_INT, 0, comm);
   const std::string stdout_mode = std::string(out[0] ? "line:" : "full:") + std::to_string(out[1] > 0 ? out[1] : BUFSIZ);
 
+  auto input = std::make_unique<stdin_relay>(comm, provided);
   const std::string private_directory = rank != 0 ? make_private_directory(rank) : std::string();
   if (rank != 0 && private_directory.empty()) {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot make its directory for private copies of the "
@@ -274,14 +281,17 @@ int main(int argc, char** argv) {
   sa.sa_handler = on_child;
   sa.sa_flags = SA_NOCLDSTOP;
   sigaction(SIGCHLD, &sa, nullptr);
-  const pid_t pid = start_program(args, env, rank != 0);
+  const pid_t pid = start_program(args, env, rank != 0, input->program_input());
   if (pid < 0) {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot start '%s' (%s)\n", rank, args[0].c_str(),
                  std::strerror(errno));
     MPI_Abort(comm, 70);
   }
+  input->start();
   agent a(comm, ch);
   const int code = a.serve(pid);
+  input->finish();
+  input.reset();
   remove_private_directory(private_directory);
   MPI_Comm_free(&comm);
   MPI_Finalize();

@@ -151,7 +151,7 @@ void pad_environment(std::vector<std::string>& env, std::size_t bytes) {
   env.push_back(name + std::string(bytes > have ? bytes - have : 0, 'x'));
 }
 
-int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet) {
+int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet, int input) {
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid != 0) return pid;
@@ -165,6 +165,8 @@ int start_program(const std::vector<std::string>& argv, const std::vector<std::s
     dup2(null, 2);
     if (null > 2) close(null);
   }
+  if (input >= 0) dup2(input, 0);
+  signal(SIGPIPE, SIG_DFL);  // the agent ignores it, and ignored signals stay so across exec
   std::vector<char*> args, vars;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

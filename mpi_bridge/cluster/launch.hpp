@@ -21,9 +21,10 @@ std::size_t environment_bytes(const std::vector<std::string>& env);
 void pad_environment(std::vector<std::string>& env, std::size_t bytes);
 
 // Starts the program with address randomization off, killed if the agent
-// dies; a rank other than 0 writes its standard output and error nowhere.
-// Returns its pid, or -1 (errno says why).
-int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet);
+// dies; a rank other than 0 writes its standard output and error nowhere;
+// `input` (>= 0) is its standard input. Returns its pid, or -1 (errno says
+// why).
+int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet, int input);
 
 // A rank other than 0 keeps its program's private copies of the files it
 // writes (private_view.hpp) in a directory of its own under $TMPDIR (or
