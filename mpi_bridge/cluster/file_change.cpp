@@ -94,12 +94,14 @@ outcome agreed(cluster_process& p, file_change& change) {
 outcome on_this_rank(cluster_process& p, file_change& change) {
   region_state& r = p.region();
   if (r.active && r.shared) return change.on_real();  // this rank's iterations
-  if (!r.active && on_initial_thread() && p.ranks() > 1) return agreed(p, change);
+  if (in_serial_code(p) && p.ranks() > 1) return agreed(p, change);
   if (p.rank() == 0) return change.on_real();
   return privately(p, change);
 }
 
 }  // namespace
+
+bool in_serial_code(cluster_process& p) { return !p.region().active && on_initial_thread(); }
 
 outcome carry_out(file_change& change) {
   const outcome o = on_this_rank(*cluster_process::get(), change);

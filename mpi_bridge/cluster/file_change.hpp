@@ -45,4 +45,8 @@ class file_change {
 // Carries out `change` on this rank as above; errno is set when it failed.
 outcome carry_out(file_change& change);
 
+class cluster_process;
+// Serial code: the initial thread, outside parallel regions.
+bool in_serial_code(cluster_process& p);
+
 }  // namespace selfsched::cluster

@@ -30,6 +30,7 @@
 #include "file_change.hpp"
 #include "interposed.hpp"
 #include "private_view.hpp"
+#include "stream_buffers.hpp"
 
 // _FORTIFY_SOURCE's checked opens, declared by glibc only for fortified code.
 extern "C" {
@@ -324,8 +325,7 @@ int open_file(int dirfd, const char* path, int flags, mode_t mode, Forward forwa
 }
 
 template <typename Forward>
-FILE* open_stream(const char* path, const char* mode, FILE* reopened, Forward forward) {
-  if (cluster_process::get() == nullptr || mode == nullptr) return forward(path);
+FILE* opened_stream(const char* path, const char* mode, FILE* reopened, Forward forward) {
   if (!writes_stream(mode)) {
     const read_path seen(AT_FDCWD, path);
     return forward(seen.path());
@@ -334,6 +334,17 @@ FILE* open_stream(const char* path, const char* mode, FILE* reopened, Forward fo
   if (!absolute) return forward(path);
   stream_open change(std::move(*absolute), path, mode, reopened);
   return carry_out(change).value < 0 ? nullptr : change.stream();
+}
+
+// fopen, freopen: as above, then the stream's buffer as rank 0's
+// (stream_buffers.hpp).
+template <typename Forward>
+FILE* open_stream(const char* path, const char* mode, FILE* reopened, Forward forward) {
+  if (cluster_process::get() == nullptr || mode == nullptr || doing_own_work()) return forward(path);
+  FILE* stream = opened_stream(path, mode, reopened, forward);
+  if (reopened != nullptr) drop_stream_buffer(reopened);  // closed by now, flushed from it first
+  if (path != nullptr) give_stream_buffer(stream, path);
+  return stream;
 }
 
 template <typename Forward>
