@@ -55,10 +55,13 @@ std::string seen_at(const std::string& absolute) {
 
 // The absolute path when a change of `path` goes through carry_out; none
 // when it goes straight to the C library: outside cluster mode, on one
-// rank, for our own work, for a system path or an existing special file.
+// rank, for our own work, for a system path or an existing special file
+// (and on a rank other than 0 without a private directory, which its
+// agent always gives it).
 std::optional<std::string> changeable(int dirfd, const char* path) {
   const cluster_process* p = cluster_process::get();
   if (p == nullptr || p->ranks() == 1 || doing_own_work() || path == nullptr || path[0] == '\0') return std::nullopt;
+  if (p->rank() != 0 && the_private_view() == nullptr) return std::nullopt;
   own_work_scope scope;
   std::string absolute = absolute_path(dirfd, path, private_root());
   if (absolute.empty() || is_system_path(absolute)) return std::nullopt;
