@@ -3,6 +3,7 @@
 // and does its MPI: every collective a parallel region needs, announced
 // first, so ranks whose programs took different paths stop with a message
 // instead of waiting for each other for ever.
+#include <fcntl.h>
 #include <mpi.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +22,8 @@
 #include "channel.hpp"
 #include "engine.hpp"
 #include "launch.hpp"
+#include "mpi_wait.hpp"
+#include "stdin_relay.hpp"
 
 namespace selfsched::cluster {
 namespace {
@@ -37,6 +41,7 @@ const char* kind_name(std::int64_t kind) {
     case request_kind::exchange: return "merging memory";
     case request_kind::gather: return "combining a reduction";
     case request_kind::barrier: return "at a barrier";
+    case request_kind::file_change: return "changing a file";
     default: return "ending";  // finish
   }
 }
@@ -68,7 +73,8 @@ class agent {
   void handle() {
     channel_control& c = channel_.control();
     switch (c.kind) {
-      case request_kind::exchange: exchange(); break;
+      case request_kind::exchange:
+      case request_kind::file_change: exchange(); break;
       case request_kind::gather: gather(); break;
       case request_kind::barrier: announce(static_cast<std::int64_t>(request_kind::barrier), 0); break;
       case request_kind::loop_begin:
@@ -126,7 +132,7 @@ class agent {
 
   void exchange() {
     channel_control& c = channel_.control();
-    const auto counts = announce(static_cast<std::int64_t>(request_kind::exchange), static_cast<std::int64_t>(c.outgoing_bytes));
+    const auto counts = announce(static_cast<std::int64_t>(c.kind), static_cast<std::int64_t>(c.outgoing_bytes));
     std::vector<int> sizes(counts.size()), offsets(counts.size());
     std::uint64_t at = 0;
     for (std::size_t q = 0; q < counts.size(); ++q) {
@@ -169,26 +175,20 @@ class agent {
   }
 
   // Waits for a collective without holding a core: the program's threads
-  // may be computing on it. Spins briefly, then sleeps in growing steps.
+  // may be computing on it.
   void wait_quietly(MPI_Request& r) {
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    for (;;) {
-      int done = 0;
-      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-      if (done) return;
-      if (program_ended.load(std::memory_order_acquire)) {
-        int status = 0;
-        if (waitpid(-1, &status, WNOHANG) > 0 && WIFSIGNALED(status)) {
-          std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
-                       rank_, WTERMSIG(status), strsignal(WTERMSIG(status)));
-          MPI_Abort(comm_, 70);
-        }
-      }
-      const auto waited = clock::now() - start;
-      if (waited < std::chrono::microseconds(50)) continue;
-      const auto step = std::min<clock::duration>(std::chrono::milliseconds(1), std::max<clock::duration>(std::chrono::microseconds(10), waited / 16));
-      std::this_thread::sleep_for(step);
+    wait_without_spinning(r, std::chrono::milliseconds(1), [this] { stop_if_program_killed(); });
+  }
+
+  // Left for serve() to reap (WNOWAIT): a program that exited keeps its status.
+  void stop_if_program_killed() {
+    if (!program_ended.load(std::memory_order_acquire)) return;
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0 &&
+        (info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED)) {
+      std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
+                   rank_, info.si_status, strsignal(info.si_status));
+      MPI_Abort(comm_, 70);
     }
   }
 
@@ -224,6 +224,11 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + first, argv + argc);
   args[0] = on_path(args[0]);
+  // A closed standard input would make the next descriptor opened fd 0.
+  if (fcntl(0, F_GETFD) < 0) open("/dev/null", O_RDONLY);
+  // A program that stops reading its standard input: the relay's write fails instead.
+  signal(SIGPIPE, SIG_IGN);
+  const int janitor = start_janitor();
 
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -266,11 +271,24 @@ int main(int argc, char** argv) {
   MPI_Bcast(out, 2, MPI_INT, 0, comm);
   const std::string stdout_mode = std::string(out[0] ? "line:" : "full:") + std::to_string(out[1] > 0 ? out[1] : BUFSIZ);
 
+  auto input = std::make_unique<stdin_relay>(comm, provided);
+  const std::string private_directory = rank != 0 ? make_private_directory(rank) : std::string();
+  if (rank != 0 && private_directory.empty()) {
+    std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot make its directory for private copies of the "
+                 "program's files in %s (%s)\n", rank, std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp",
+                 std::strerror(errno));
+    MPI_Abort(comm, 70);
+  }
+  tell_janitor(janitor, private_directory);
+
   // Every rank's environment the same size: the program's stack starts at
   // the same address everywhere.
   const int error_fd = dup(2);
   std::vector<std::string> env = program_environment(rank, ranks, fd, error_fd);
   env.push_back("SELFSCHED_CLUSTER_STDOUT=" + stdout_mode);
+  // On every rank, empty on rank 0: the same number of variables, so that
+  // padding can even out their bytes (the kernel aligns the stack after them).
+  env.push_back("SELFSCHED_CLUSTER_PRIVATE=" + private_directory);
   unsigned long long bytes = environment_bytes(env) + 64, largest = 0;
   MPI_Allreduce(&bytes, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   pad_environment(env, largest);
@@ -279,12 +297,13 @@ int main(int argc, char** argv) {
   sa.sa_handler = on_child;
   sa.sa_flags = SA_NOCLDSTOP;
   sigaction(SIGCHLD, &sa, nullptr);
-  const pid_t pid = start_program(args, env, rank != 0);
+  const pid_t pid = start_program(args, env, rank != 0, input->program_input());
   if (pid < 0) {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot start '%s' (%s)\n", rank, args[0].c_str(),
                  std::strerror(errno));
     MPI_Abort(comm, 70);
   }
+  input->start();
   int code = 0;
   {
     // The program's dynamic loops: outer chunks from the bridge's transports.
@@ -292,6 +311,9 @@ int main(int argc, char** argv) {
     agent a(comm, ch, loops);
     code = a.serve(pid);
   }
+  input->finish();
+  input.reset();
+  remove_private_directory(private_directory);
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return code;

@@ -27,6 +27,7 @@ enum class request_kind : std::uint32_t {
   progress,        // args loop, left, size: result 0 when the rest is not wanted
   loop_end,
   parallel_end,    // a parallel region that had dynamic loops ended
+  file_change,     // as exchange, from serial code changing a file (private_files.cpp)
   fatal,           // text: stop the job with this message
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -150,7 +151,7 @@ void pad_environment(std::vector<std::string>& env, std::size_t bytes) {
   env.push_back(name + std::string(bytes > have ? bytes - have : 0, 'x'));
 }
 
-int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet) {
+int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet, int input) {
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid != 0) return pid;
@@ -164,6 +165,8 @@ int start_program(const std::vector<std::string>& argv, const std::vector<std::s
     dup2(null, 2);
     if (null > 2) close(null);
   }
+  if (input >= 0) dup2(input, 0);
+  signal(SIGPIPE, SIG_DFL);  // the agent ignores it, and ignored signals stay so across exec
   std::vector<char*> args, vars;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -171,6 +174,47 @@ int start_program(const std::vector<std::string>& argv, const std::vector<std::s
   vars.push_back(nullptr);
   execve(args[0], args.data(), vars.data());
   _exit(127);
+}
+
+std::string make_private_directory(int rank) {
+  const char* tmp = std::getenv("TMPDIR");
+  const char* job = std::getenv("OMPI_MCA_ess_base_jobid");
+  std::string name = std::string(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp") + "/selfsched-cluster." +
+                     (job != nullptr ? std::string(job) : std::to_string(getpid())) + "." + std::to_string(rank) +
+                     ".XXXXXX";
+  if (mkdtemp(name.data()) == nullptr) return {};
+  return name;
+}
+
+void remove_private_directory(const std::string& directory) {
+  std::error_code ec;
+  if (!directory.empty()) std::filesystem::remove_all(directory, ec);
+}
+
+int start_janitor() {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid != 0) {
+    close(ends[0]);
+    if (pid < 0) close(ends[1]);
+    return pid < 0 ? -1 : ends[1];
+  }
+  // Out of the job's way: its own session, no descriptor of the launcher's
+  // (mpirun waits for the output pipes to close).
+  setsid();
+  for (int fd = 0; fd < 1024; ++fd)
+    if (fd != ends[0]) close(fd);
+  std::string directory;
+  char buffer[512];
+  for (ssize_t n; (n = read(ends[0], buffer, sizeof buffer)) != 0;)
+    if (n > 0) directory.append(buffer, static_cast<std::size_t>(n));
+  remove_private_directory(directory);
+  _exit(0);
+}
+
+void tell_janitor(int janitor, const std::string& directory) {
+  if (janitor >= 0 && !directory.empty()) (void)!write(janitor, directory.data(), directory.size());
 }
 
 }  // namespace selfsched::cluster

@@ -21,8 +21,23 @@ std::size_t environment_bytes(const std::vector<std::string>& env);
 void pad_environment(std::vector<std::string>& env, std::size_t bytes);
 
 // Starts the program with address randomization off, killed if the agent
-// dies; a rank other than 0 writes its standard output and error nowhere.
-// Returns its pid, or -1 (errno says why).
-int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet);
+// dies; a rank other than 0 writes its standard output and error nowhere;
+// `input` (>= 0) is its standard input. Returns its pid, or -1 (errno says
+// why).
+int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet, int input);
+
+// A rank other than 0 keeps its program's private copies of the files it
+// writes (private_view.hpp) in a directory of its own under $TMPDIR (or
+// /tmp), made here and removed when the program ended. "" when it cannot be
+// made (errno says why).
+std::string make_private_directory(int rank);
+void remove_private_directory(const std::string& directory);
+
+// A job stopped by an error kills the agents before they clean up: a
+// process of their own (started before MPI_Init, while the agent has one
+// thread) outlives each, and removes the directory named on the returned
+// descriptor once the agent is gone, however it ended. -1 if none started.
+int start_janitor();
+void tell_janitor(int janitor, const std::string& directory);
 
 }  // namespace selfsched::cluster

@@ -183,17 +183,23 @@ std::uint64_t cluster_process::layout_hash() const {
   return h;
 }
 
-std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes) {
+std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes, request_kind kind) {
   runtime_scope scope;
   std::lock_guard hold(link_lock_);
   channel_control& c = channel_->control();
-  c.kind = request_kind::exchange;
+  c.kind = kind;
   c.outgoing_bytes = bytes;
   channel_->call();
   std::vector<std::span<const std::byte>> all;
   for (int q = 0; q < ranks_; ++q)
     all.push_back({channel_->incoming() + c.received[q].offset, static_cast<std::size_t>(c.received[q].bytes)});
   return all;
+}
+
+std::vector<std::span<const std::byte>> cluster_process::exchange_file_change(std::span<const std::byte> bytes) {
+  runtime_scope scope;
+  std::memcpy(channel_->outgoing(), bytes.data(), bytes.size());
+  return exchange(bytes.size(), request_kind::file_change);
 }
 
 std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std::span<const std::byte> bytes) {

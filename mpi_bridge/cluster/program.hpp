@@ -92,6 +92,11 @@ class cluster_process {
   void ask_agent(request_kind kind, std::initializer_list<std::int64_t> args, std::int64_t* results,
                  const char* text = nullptr);
 
+  // Serial code changing a file (private_files.cpp): every rank's `bytes`
+  // to every rank, announced as a file change (the agents check that every
+  // rank's program is changing one).
+  std::vector<std::span<const std::byte>> exchange_file_change(std::span<const std::byte> bytes);
+
   // Ends the job with one message, from the rank that knows.
   [[noreturn]] void stop(const std::string& message);
   // The same when every rank reached the decision: rank 0 says it, the
@@ -106,7 +111,7 @@ class cluster_process {
   bool set_up(std::string& why);
   std::vector<address_range> tracked_ranges() const;
   std::uint64_t layout_hash() const;
-  std::vector<std::span<const std::byte>> exchange(std::size_t bytes);
+  std::vector<std::span<const std::byte>> exchange(std::size_t bytes, request_kind kind = request_kind::exchange);
   void reconcile(const std::vector<std::uintptr_t>& written);
 
   static std::atomic<cluster_process*> instance_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocation.hpp"
+#include "private_view.hpp"
 #include "program.hpp"
 
 namespace selfsched::cluster {
@@ -66,4 +67,5 @@ __attribute__((constructor)) static void start_cluster_mode() {
   cluster_process::start();
   if (cluster_process::get() == nullptr) return;
   set_thread_arena(0, false);  // the initial thread runs the program's serial code
+  start_private_view();
 }
