@@ -37,6 +37,7 @@ enum diff_flags : std::uint32_t {
   flag_critical = 1u << 0,      // __kmpc_critical, an OpenMP lock
   flag_unshareable = 1u << 1,   // a construct that cannot be shared (flush, ordered, doacross, ...)
   flag_wrote_output = 1u << 2,  // the region wrote to a file or a pipe: it cannot run again unseen
+  flag_wrote_private = 1u << 3, // a rank other than 0 wrote a file only rank 0 writes (its private copy)
 };
 
 // One rank's diffs, as sent: a header, then for each page its address, run

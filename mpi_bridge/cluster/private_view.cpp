@@ -1,5 +1,6 @@
 #include "private_view.hpp"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -185,6 +186,32 @@ void start_private_view() {
   if (p == nullptr || p->rank() == 0 || root == nullptr || root[0] != '/') return;
   own_work_scope scope;
   view.store(new (view_storage) private_view(lexically_normal(root)), std::memory_order_release);
+}
+
+}  // namespace selfsched::cluster
+
+namespace selfsched::cluster {
+
+std::vector<private_view::open_copy> private_view::open_copies() const {
+  std::vector<open_copy> copies;
+  if (empty()) return copies;
+  own_work_scope own;
+  DIR* fds = opendir("/proc/self/fd");
+  if (fds == nullptr) return copies;
+  char target[4096];
+  while (const dirent* e = readdir(fds)) {
+    const int fd = std::atoi(e->d_name);
+    if (fd <= 2 || fd == dirfd(fds)) continue;
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t n = readlink(link.c_str(), target, sizeof target);
+    if (n <= 0 || std::string_view(target, static_cast<std::size_t>(n)).substr(0, root_.size()) != root_) continue;
+    struct stat st{};
+    if (fstat(fd, &st) == 0)
+      copies.push_back({fd, static_cast<long long>(st.st_size),
+                        static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec});
+  }
+  closedir(fds);
+  return copies;
 }
 
 }  // namespace selfsched::cluster

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allocation.hpp"
 
@@ -49,6 +50,17 @@ bool is_system_path(std::string_view absolute);
 
 class private_view {
  public:
+  // What this rank's open private copies look like now (descriptor, size,
+  // modification time): a write inside a shared parallel region would go to
+  // one of them instead of the real file (rank 0's), so the region cannot
+  // be shared (program.cpp compares two of these).
+  struct open_copy {
+    int fd;
+    long long size, modified_ns;
+    bool operator==(const open_copy&) const = default;
+  };
+  std::vector<open_copy> open_copies() const;
+
   explicit private_view(std::string root) : root_(std::move(root)) {}
   const std::string& root() const { return root_; }
   bool empty() const { return !changed_anything_.load(std::memory_order_acquire); }

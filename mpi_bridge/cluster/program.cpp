@@ -50,6 +50,12 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 constexpr std::uintptr_t page_floor(std::uintptr_t a) { return a & ~std::uintptr_t{page_bytes - 1}; }
 
+// This rank's open private copies of files (ranks other than 0).
+std::vector<private_view::open_copy> open_private_copies() {
+  const private_view* view = the_private_view();
+  return view != nullptr ? view->open_copies() : std::vector<private_view::open_copy>{};
+}
+
 // Bytes this process has written with write() and its kin (/proc/self/io,
 // wchar): a region that wrote any cannot run again without writing them twice.
 std::uint64_t bytes_written() {
@@ -233,6 +239,7 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.abort_here.store(false);
   r.why.clear();
   r.written_before = bytes_written();
+  r.copies_before = open_private_copies();
   // A region started deeper down the stack than any before: track the
   // frames between too (the encountering function's locals are shared).
   if (fork_sp < stack_.begin + page_bytes) {
@@ -320,6 +327,9 @@ bool cluster_process::is_replicated_site(const void* site) const {
 namespace {
 
 std::string describe_flags(std::uint32_t flags) {
+  if (flags & flag_wrote_private)
+    return "wrote to a file serial code opened: only rank 0 writes files, so a parallel region that writes them runs on "
+           "every rank";
   if (flags & flag_critical) return "entered a critical section or took an OpenMP lock (its updates were made to its own copy)";
   return "ran a construct that cannot be shared across ranks";
 }
@@ -334,6 +344,10 @@ bool cluster_process::merge_shared() {
   diff_header h;
   h.rank = static_cast<std::uint32_t>(rank_);
   h.flags = r.flags.exchange(0) | (wrote_output() ? flag_wrote_output : 0);
+  if (std::vector<private_view::open_copy> now = open_private_copies(); now != r.copies_before) {
+    h.flags |= flag_wrote_private;
+    r.copies_before = std::move(now);
+  }
   h.layout = layout_hash();
   w.begin(h);
   if (!tracker_.write_diffs(ranges, w))

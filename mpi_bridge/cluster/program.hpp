@@ -14,6 +14,7 @@
 #include "channel.hpp"
 #include "modules.hpp"
 #include "page_diff.hpp"
+#include "private_view.hpp"
 #include "program_heap.hpp"
 #include "static_split.hpp"
 #include "tracking.hpp"
@@ -37,6 +38,7 @@ struct region_state {
   std::atomic<bool> abort_here{false};  // a construct that cannot be shared: run again, replicated
   std::string why;                      // the conflict, for the message
   std::uint64_t written_before = 0;     // bytes this process had written (to files, pipes) when the region began
+  std::vector<private_view::open_copy> copies_before;  // this rank's private copies at the window's start
 };
 
 // One thread's place in the region.
