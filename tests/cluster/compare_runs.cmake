@@ -4,9 +4,16 @@
 # standard output, the same files, byte for byte (each written once), and no
 # private directory left behind.
 #
-#   cmake -DMPIRUN=selfsched-mpirun -DRANKS=n -DPRELOAD=libselfsched.so -DWORK=dir
+#   cmake -DMPIRUN=selfsched-mpirun -DRANKS=n [-DTHREADS=t] -DPRELOAD=libselfsched.so -DWORK=dir
 #         [-DSEED=name] [-DINPUT=file | -DINPUT_NUMBERS=count | -DINPUT_OPEN=1]
-#         -P compare_runs.cmake -- PROGRAM ARGS...
+#         [-DEXPECT_STDERR=regex | -DQUIET=1] -P compare_runs.cmake -- PROGRAM ARGS...
+#
+# The one process runs ranks x threads threads (THREADS: per rank, default 1)
+# with libselfsched preloaded and every dynamic loop its own, under auto
+# (libomp 19's nonmonotonic dynamic loops get lastprivate wrong under load:
+# the reference must be right). MPIRUN may be a list (selfsched-netns run
+# -- selfsched-mpirun). EXPECT_STDERR: a regex cluster mode's standard error
+# must match (a conflict's one message); QUIET: cluster mode says nothing.
 #
 # SEED: a file the directory holds before each run ("before\n"). INPUT: the
 # runs' standard input. INPUT_NUMBERS: a file of that many numbers made
@@ -54,7 +61,8 @@ function(run_with_open_input dir out_var rc_var)
   set(${rc_var} "${rc}" PARENT_SCOPE)
 endfunction()
 
-function(run dir out_var rc_var)
+function(run dir out_var rc_var err_var)
+  set(err "")
   if(INPUT_OPEN)
     run_with_open_input("${dir}" out rc ${ARGN})
   else()
@@ -66,16 +74,27 @@ function(run dir out_var rc_var)
   endif()
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${rc_var} "${rc}" PARENT_SCOPE)
+  set(${err_var} "${err}" PARENT_SCOPE)
 endfunction()
 
-run("${WORK}/one" one_out one_rc ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=${RANKS} LD_PRELOAD=${PRELOAD}
-    SELFSCHED_OVERRIDE=dynamic,guided ${command})
-run("${WORK}/cluster" cluster_out cluster_rc ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 TMPDIR=${WORK}/tmp
-    ${MPIRUN} --cluster -np ${RANKS} ${command})
+if(NOT DEFINED THREADS)
+  set(THREADS 1)
+endif()
+math(EXPR all_threads "${RANKS} * ${THREADS}")
+run("${WORK}/one" one_out one_rc one_err ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=${all_threads} LD_PRELOAD=${PRELOAD}
+    OMP_SCHEDULE=auto SELFSCHED_OVERRIDE=dynamic,guided ${command})
+run("${WORK}/cluster" cluster_out cluster_rc cluster_err ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=${THREADS}
+    TMPDIR=${WORK}/tmp ${MPIRUN} --cluster -np ${RANKS} ${command})
 message(STATUS "one process:\n${one_out}")
 
 if(NOT one_rc STREQUAL "0" OR NOT cluster_rc STREQUAL "0")
-  message(FATAL_ERROR "exit status: one process ${one_rc}, cluster ${cluster_rc}\n${cluster_out}")
+  message(FATAL_ERROR "exit status: one process ${one_rc}, cluster ${cluster_rc}\n${cluster_out}\n${cluster_err}")
+endif()
+if(DEFINED EXPECT_STDERR AND NOT cluster_err MATCHES "${EXPECT_STDERR}")
+  message(FATAL_ERROR "cluster mode's stderr does not match '${EXPECT_STDERR}':\n${cluster_err}")
+endif()
+if(QUIET AND cluster_err MATCHES "selfsched-mpirun --cluster:|selfsched:")
+  message(FATAL_ERROR "cluster mode said something:\n${cluster_err}")
 endif()
 if(NOT one_out STREQUAL cluster_out)
   message(FATAL_ERROR "standard output differs; cluster mode printed:\n${cluster_out}")
