@@ -101,13 +101,13 @@ std::string describe_site(const void* loc) {
   return fields[0] + ":" + fields[2] + " in " + fields[1];
 }
 
-void synchronize(ident* loc, std::int32_t gtid, member_state& m) {
+void synchronize(ident* loc, std::int32_t gtid, member_state& m, bool region_end) {
   cluster_process& p = *cluster_process::get();
   region_state& r = p.region();
   local_barrier(loc, gtid);  // this rank's threads are done writing
   if (m.thread == 0) {
     if (r.abort_here.load()) r.replay.store(true);
-    else if (!p.merge_shared()) r.replay.store(true);
+    else if (!p.merge_shared(region_end)) r.replay.store(true);
   }
   local_barrier(loc, gtid);  // everyone knows the answer
   if (r.replay.load()) std::longjmp(m.again, 1);
@@ -158,7 +158,7 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
          r.args.data(), &exit_frame);
   // The region's end is a synchronization point.
   if (member.shared) {
-    synchronize(loc, *gtid, member);
+    synchronize(loc, *gtid, member, true);
   } else {
     local_barrier(loc, *gtid);
     if (member.thread == 0) p.adopt_rank_zero();
@@ -198,9 +198,10 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
   const int request = pushed_request != 0 ? pushed_request : team_request;
   pushed_request = 0;
   const std::vector<int> threads = request != 0 ? spread_team(request, p->ranks()) : p->threads_per_rank();
-  const bool shared = p->ranks() > 1 && !p->is_replicated_site(site) && runtime_gives(threads[static_cast<std::size_t>(p->rank())]) &&
-                      std::find(threads.begin(), threads.end(), 0) == threads.end();
-  p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shared, threads);
+  const bool shareable = p->ranks() > 1 && runtime_gives(threads[static_cast<std::size_t>(p->rank())]) &&
+                         std::find(threads.begin(), threads.end(), 0) == threads.end();
+  const bool shared =
+      p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shareable, threads);
   feed_next_region(shared);
   return {reinterpret_cast<void*>(&run_member), real};
 }
