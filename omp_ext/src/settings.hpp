@@ -39,6 +39,7 @@ struct settings {
   std::string profile_path;        // SELFSCHED_PROFILE
   bool profile_chunks = false;     // SELFSCHED_PROFILE_CHUNKS
   bool profile_forwarded = false;  // SELFSCHED_PROFILE_FORWARDED
+  std::string tool_libraries;      // SELFSCHED_TOOL_LIBRARIES: "" = the tools libomp would have started
 };
 
 // Read once (first call, or the library constructor), never per chunk.

@@ -22,6 +22,7 @@
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
+#include "settings.hpp"
 #include "spin.hpp"
 #include "tsan.hpp"
 
@@ -381,10 +382,13 @@ std::string linked_tool_library(void* ours) {
 }  // namespace
 
 // A start-up step (startup.cpp): before libomp starts, whatever the order of
-// the constructors of loaded libraries.
+// the constructors of loaded libraries. The multiplexer reads
+// SELFSCHED_TOOL_LIBRARIES from the environment itself, when libomp starts
+// our tool: the variable is left holding what the settings table read (which
+// takes nothing from the environment of a set-uid program), or the tools
+// libomp would have started, and is removed when there are none.
 void selfsched::omp::chain_tool_libraries() {
-  const char* ours_named = getenv("SELFSCHED_TOOL_LIBRARIES");
-  if (ours_named != nullptr && *ours_named != '\0') return;
+  if (!current_settings().tool_libraries.empty()) return;
   Dl_info self{};
   if (dladdr(reinterpret_cast<void*>(&linked_tool_library), &self) == 0) return;
   void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
@@ -404,6 +408,7 @@ void selfsched::omp::chain_tool_libraries() {
   }
   if (ours != nullptr) dlclose(ours);
   if (!clients.empty()) setenv("SELFSCHED_TOOL_LIBRARIES", clients.c_str(), 1);
+  else unsetenv("SELFSCHED_TOOL_LIBRARIES");
 }
 
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).
