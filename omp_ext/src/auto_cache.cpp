@@ -21,7 +21,7 @@
 #include "files.hpp"
 #include "profile.hpp"
 #include "settings.hpp"
-#include "sites.hpp"
+#include "site_state.hpp"
 
 namespace selfsched::omp {
 namespace {

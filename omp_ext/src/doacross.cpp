@@ -5,8 +5,8 @@
 #include <limits>
 #include <new>
 
-#include "libomp_hooks.hpp"
-#include "loop.hpp"
+#include "real_libomp.hpp"
+#include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "settings.hpp"

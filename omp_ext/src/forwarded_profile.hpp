@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "loop.hpp"
+#include "team_state.hpp"
 
 namespace selfsched::omp {
 

@@ -24,7 +24,8 @@
 
 #include "doacross.hpp"
 #include "forwarded_profile.hpp"
-#include "libgomp_abi.hpp"
+#include "real_libgomp.hpp"
+#include "loop.hpp"
 #include "runtimes.hpp"
 #include "settings.hpp"
 #include "sites.hpp"

@@ -14,13 +14,15 @@
 #include <string_view>
 #include <type_traits>
 
+#include "kmpc.hpp"
+
 #include "doacross.hpp"
 #include "forwarded_profile.hpp"
-#include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
 #include "libomp_hooks.hpp"
 #include "libomp_loops.hpp"
 #include "profile.hpp"
+#include "real_libomp.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched.h"
@@ -29,36 +31,6 @@
 #include "teams.hpp"
 
 namespace selfsched::omp {
-
-// Modifier bits are masked: clang marks schedule(runtime) nonmonotonic by
-// default, and that must never turn a chosen technique off.
-bool served_kind(int schedule) {
-  const int kind = sched::without_modifiers(schedule);
-  if (kind == sched::runtime) return true;
-  if (kind == sched::auto_kind) return auto_schedule() != nullptr;
-  const settings& s = current_settings();
-  if (s.override_dynamic && kind == sched::dynamic_chunked) return true;
-  return s.override_guided &&
-         (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical);
-}
-
-const active_schedule* technique_for_loop(const membership& m, int schedule) {
-  return sched::without_modifiers(schedule) == sched::auto_kind ? auto_schedule() : technique_in_force(m);
-}
-
-// Cold: said once.
-[[gnu::cold, gnu::noinline]] void explain_untracked_team() {
-  if (active_technique() == nullptr) return;
-  // A team of one thread runs its loop in order whoever schedules it.
-  if (teams_tracked() && real().get_num_threads() == 1) return;
-  static std::atomic<bool> said{false};
-  if (said.exchange(true)) return;
-  warn(teams_tracked()           ? "parallel regions nested deeper than selfsched tracks run with libomp's schedule"
-       : tool_ended_for_good() ? "libomp ended selfsched's OpenMP tool (omp_pause_resource_all with omp_pause_hard "
-                                 "ends it for good); schedule(runtime) loops run with libomp's schedule from now on"
-                               : "libomp did not start selfsched's OpenMP tool (OMP_TOOL=disabled, or the program "
-                                 "has its own); schedule(runtime) loops run with libomp's schedule");
-}
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include "libomp_abi.hpp"
 #include "libomp_loops.hpp"
 #include "runtimes.hpp"
+#include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
 #include "teams.hpp"
@@ -129,10 +130,6 @@ std::string_view name_of(const active_schedule& technique) {
 
 }  // namespace
 
-namespace detail {
-std::atomic<bool> hooks_in_use{false};
-}
-
 void register_runtime_schedules() {
   const settings& s = current_settings();
   // Profiling the loops left to libomp needs them to pass through us.
@@ -165,8 +162,7 @@ void register_runtime_schedules() {
       if (register_schedule(name, base, flags) >= 0) ++registered_count;
     }
   }
-  detail::hooks_in_use.store(registered_count > 0, std::memory_order_relaxed);
-  if (registered_count > 0) hand_dispatch_to_runtime();
+  note_runtime_hooks_in_use(registered_count > 0);
   if (s.verbose)
     warn("libomp takes registered loop schedules: %d selfsched schedules registered, libomp decides which "
          "loops are selfsched's (SELFSCHED_HOOKS=off interposes as on any libomp)",

@@ -10,31 +10,18 @@
 // libomp nothing here is used.
 #pragma once
 
-#include <atomic>
-#include <string>
-
-#include "schedule_choice.hpp"
+#include "active_schedule.hpp"
 
 namespace selfsched::omp {
-
-namespace detail {
-extern std::atomic<bool> hooks_in_use;
-}
-// Are selfsched's schedules registered with libomp (set at start-up, before
-// any loop)? One load: asked at every loop start.
-inline bool runtime_hooks_in_use() { return detail::hooks_in_use.load(std::memory_order_relaxed); }
 
 // Start-up (startup.cpp, before libomp reads OMP_SCHEDULE): registers every
 // catalog technique under its names, and the OMP_SCHEDULE or
 // SELFSCHED_SCHEDULE technique under its own text; `best` also takes
 // schedule(auto) loops (unless SELFSCHED_AUTO=libomp) and the dynamic or
 // guided loops SELFSCHED_OVERRIDE names. SELFSCHED_VERBOSE says which way
-// libomp's loops reach selfsched.
+// libomp's loops reach selfsched. Whether libomp took them:
+// runtime_hooks_in_use() (runtimes.hpp).
 void register_runtime_schedules();
-
-// kmpc.cpp: the exported dispatch entry points jump straight into libomp's
-// from now on (called once, at start-up, when libomp took our schedules).
-void hand_dispatch_to_runtime();
 
 // The technique OMP_SCHEDULE or SELFSCHED_SCHEDULE names, registered under
 // its text so that libomp reads it from OMP_SCHEDULE; `auto` is libomp's

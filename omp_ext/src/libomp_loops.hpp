@@ -1,7 +1,7 @@
 // What serving a libomp loop takes, however the loop reaches selfsched:
 // through the interposed __kmpc_dispatch_* entry points (kmpc.cpp) or
 // through a patched libomp's registered schedules (libomp_hooks.cpp). One
-// decision and one start for both, implemented in kmpc.cpp.
+// decision and one start for both.
 #pragma once
 
 #include <cstdint>
@@ -9,15 +9,30 @@
 
 #include "libomp_abi.hpp"
 #include "loop.hpp"
+#include "schedule_choice.hpp"
+#include "settings.hpp"
+#include "teams.hpp"
 
 namespace selfsched::omp {
 
 // Could a loop of this schedule kind (as the compiler passed it) be ours?
-bool served_kind(int schedule);
+// Modifier bits are masked: clang marks schedule(runtime) nonmonotonic by
+// default, and that must never turn a chosen technique off.
+inline bool served_kind(int schedule) {
+  const int kind = sched::without_modifiers(schedule);
+  if (kind == sched::runtime) return true;
+  if (kind == sched::auto_kind) return auto_schedule() != nullptr;
+  const settings& s = current_settings();
+  if (s.override_dynamic && kind == sched::dynamic_chunked) return true;
+  return s.override_guided &&
+         (kind == sched::guided_chunked || kind == sched::guided_iterative || kind == sched::guided_analytical);
+}
 
 // The technique for such a loop of m's team: selfsched's auto for
 // schedule(auto), else the team's (nullptr: none, the loop is libomp's).
-const active_schedule* technique_for_loop(const membership& m, int schedule);
+inline const active_schedule* technique_for_loop(const membership& m, int schedule) {
+  return sched::without_modifiers(schedule) == sched::auto_kind ? auto_schedule() : technique_in_force(m);
+}
 
 // Said once, when a loop selfsched should serve goes to libomp because
 // selfsched cannot tell the thread's team.

@@ -6,12 +6,16 @@
 #include <utility>
 
 #include "barrier_wait.hpp"
+#include "doacross.hpp"
 #include "platform.hpp"
 #include "powers.hpp"
+#include "profile.hpp"
 #include "runqueue.hpp"
 #include "runtimes.hpp"
+#include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "settings.hpp"
+#include "sites.hpp"
 
 namespace selfsched::omp {
 namespace {
@@ -179,19 +183,6 @@ void leave_loop(membership& m, std::int64_t now) {
 }
 
 }  // namespace
-
-void team_state::reset() {
-  for (int i = 0; i < loop_ring_size; ++i) {
-    slots[i].serial.reset();  // plans stay: the next region may run the same loops
-    slots[i].sequence.store(free_for(static_cast<std::uint64_t>(i)), std::memory_order_relaxed);
-  }
-  outer = nullptr;
-  // Records of forwarded loops some member never left (a clang before 18
-  // calls no dispatch_deinit): dropped with the region.
-  std::lock_guard guard(forwarded_lock);
-  for (auto& [index, entry] : forwarded) delete entry.first;
-  forwarded.clear();
-}
 
 void detail::enter_slot(membership& m, loop_slot& slot, std::uint64_t instance, loop_site site,
                         const active_schedule& technique, iter_t n, iter_t clause_chunk, chunk_order order) {

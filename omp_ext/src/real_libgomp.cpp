@@ -4,7 +4,8 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "libgomp_abi.hpp"
+#include "real_libgomp.hpp"
+#include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "teams.hpp"
 
@@ -75,8 +76,6 @@ bool resolve_all(gomp_entry_points& g, const char*& missing, bool load_if_absent
 }
 
 }  // namespace
-
-void* loaded_libgomp() { return dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD); }
 
 namespace detail {
 gomp_entry_points gomp_resolved{};

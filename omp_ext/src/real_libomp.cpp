@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "libomp_abi.hpp"
+#include "real_libomp.hpp"
 
 namespace selfsched::omp {
 namespace {

@@ -2,13 +2,9 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
+#include <string>
+#include <string_view>
 
-#include "libomp_hooks.hpp"
-#include "schedule_choice.hpp"
-#include "settings.hpp"
-
-#include "libgomp_abi.hpp"
 #include "libomp_abi.hpp"
 
 // Ours, as this library defines them (-Bsymbolic-functions: these are our
@@ -18,6 +14,7 @@ extern "C" void GOMP_loop_end();
 
 namespace selfsched::omp {
 namespace detail {
+std::atomic<bool> hooks_in_use{false};
 std::atomic<bool> loop_served{false};
 }
 
@@ -37,6 +34,8 @@ runtime_report look_at_runtimes() {
   r.libgomp_served = dlsym(RTLD_DEFAULT, "GOMP_loop_end") == reinterpret_cast<void*>(&GOMP_loop_end);
   return r;
 }
+
+void* loaded_libgomp() { return dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD); }
 
 namespace {
 
@@ -71,25 +70,6 @@ std::string describe(const runtime_report& r) {
   if (r.libomp) text = one("libomp (clang)", r.libomp_served);
   if (r.libgomp) text += (text.empty() ? "" : "; ") + one("libgomp (GCC)", r.libgomp_served);
   return text;
-}
-
-void report_unserved_at_exit() {
-  if (!current_settings().verbose) return;
-  std::atexit([] {
-    if (detail::loop_served.load(std::memory_order_relaxed) || active_technique() == nullptr) return;
-    const runtime_report r = look_at_runtimes();
-    const settings& s = current_settings();
-    const char* taken = s.override_dynamic && s.override_guided ? "schedule(runtime), dynamic or guided"
-                        : s.override_dynamic                     ? "schedule(runtime) or dynamic"
-                        : s.override_guided                      ? "schedule(runtime) or guided"
-                                                                 : "schedule(runtime)";
-    if (r.any_loaded() && r.any_served())
-      warn("no loop was served by selfsched: no %s loop ran while a selfsched technique was chosen (static "
-           "loops, and loops without a schedule clause, are the runtime's alone; %s)",
-           taken, describe(r).c_str());
-    else
-      warn("no loop was served by selfsched: %s", describe(r).c_str());
-  });
 }
 
 }  // namespace selfsched::omp

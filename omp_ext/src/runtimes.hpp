@@ -1,13 +1,23 @@
 // Which OpenMP runtime the program uses, and whether its loops reach
-// selfsched. A technique is never claimed active where it cannot be: the
-// answer is in SELFSCHED_DISPLAY_ENV, decides whether OMP_SCHEDULE is taken
-// at load, and, if no loop was served, is said at exit under SELFSCHED_VERBOSE.
+// selfsched: through the interposed entry points, or through the schedules a
+// patched libomp took registered (libomp_hooks.hpp). A technique is never
+// claimed active where it cannot be: the answer is in SELFSCHED_DISPLAY_ENV,
+// decides whether OMP_SCHEDULE is taken at load, and, if no loop was served,
+// is said at exit under SELFSCHED_VERBOSE (schedule_choice.hpp).
 #pragma once
 
 #include <atomic>
 #include <string>
 
 namespace selfsched::omp {
+
+namespace detail {
+extern std::atomic<bool> hooks_in_use;
+}
+// Are selfsched's schedules registered with libomp (set at start-up, before
+// any loop, by libomp_hooks.cpp)? One load: asked at every loop start.
+inline bool runtime_hooks_in_use() { return detail::hooks_in_use.load(std::memory_order_relaxed); }
+inline void note_runtime_hooks_in_use(bool in_use) { detail::hooks_in_use.store(in_use, std::memory_order_relaxed); }
 
 struct runtime_report {
   bool libomp = false;   // LLVM's (clang -fopenmp), loaded in the process
@@ -23,6 +33,10 @@ struct runtime_report {
 
 // Looks now (dlsym: cold, never on a loop's path).
 runtime_report look_at_runtimes();
+
+// libgomp.so.1 if the process has it (a handle the caller dlcloses), else
+// nullptr. Never loads it.
+void* loaded_libgomp();
 
 // "libgomp (GCC): its schedule(runtime) loops come to selfsched", or why not.
 std::string describe(const runtime_report& report);
@@ -41,9 +55,7 @@ extern std::atomic<bool> loop_served;
 inline void note_loop_served() {
   if (!detail::loop_served.load(std::memory_order_relaxed)) detail::loop_served.store(true, std::memory_order_relaxed);
 }
-
-// From the library constructor: under SELFSCHED_VERBOSE, if a technique was
-// asked for and no loop ever reached selfsched, says so at exit with why.
-void report_unserved_at_exit();
+// Did selfsched serve any loop so far?
+inline bool some_loop_served() { return detail::loop_served.load(std::memory_order_relaxed); }
 
 }  // namespace selfsched::omp

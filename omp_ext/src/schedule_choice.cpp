@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "libomp_hooks.hpp"
 #include "profile.hpp"
 #include "runtimes.hpp"
 #include "selfsched/core/registry.hpp"
@@ -141,7 +140,7 @@ bool loops_reach_selfsched(const char* origin, const char* text) {
   return false;
 }
 
-void choose_technique_from_environment() {
+void choose_technique_from_environment(bool (*register_with_runtime)(const active_schedule& technique)) {
   const settings& s = current_settings();
   const char* omp_schedule = std::getenv("OMP_SCHEDULE");
   // A runtime whose loops never come to us keeps OMP_SCHEDULE as it is (its
@@ -161,7 +160,7 @@ void choose_technique_from_environment() {
     // SELFSCHED_SCHEDULE wins; an OMP_SCHEDULE naming one of ours (a parent
     // set both) must still not reach libomp, which would warn about it. A
     // libomp with our schedules registered reads the technique itself.
-    if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen))
+    if (chosen != nullptr && register_with_runtime != nullptr && register_with_runtime(*chosen))
       setenv("OMP_SCHEDULE", as_libomp_reads(s.schedule, *chosen).c_str(), 1);
     else if (omp_schedule != nullptr && !is_standard_kind(without_modifier(omp_schedule)))
       setenv("OMP_SCHEDULE", standard ? s.schedule.c_str() : "dynamic", 1);
@@ -173,7 +172,7 @@ void choose_technique_from_environment() {
     if (parse_technique(original.c_str(), 0, "OMP_SCHEDULE", chosen)) {
       set_active_technique(chosen);
       // A libomp with our schedules registered reads OMP_SCHEDULE itself.
-      if (chosen != nullptr && runtime_hooks_in_use() && register_in_runtime(*chosen)) {
+      if (chosen != nullptr && register_with_runtime != nullptr && register_with_runtime(*chosen)) {
         setenv("OMP_SCHEDULE", as_libomp_reads(original, *chosen).c_str(), 1);
         return;
       }
@@ -197,5 +196,25 @@ void display_settings_if_asked() {
                      describe(look_at_runtimes()).c_str());
   });
 }
+
+void report_unserved_at_exit() {
+  if (!current_settings().verbose) return;
+  std::atexit([] {
+    if (some_loop_served() || active_technique() == nullptr) return;
+    const runtime_report r = look_at_runtimes();
+    const settings& s = current_settings();
+    const char* taken = s.override_dynamic && s.override_guided ? "schedule(runtime), dynamic or guided"
+                        : s.override_dynamic                     ? "schedule(runtime) or dynamic"
+                        : s.override_guided                      ? "schedule(runtime) or guided"
+                                                                 : "schedule(runtime)";
+    if (r.any_loaded() && r.any_served())
+      warn("no loop was served by selfsched: no %s loop ran while a selfsched technique was chosen (static "
+           "loops, and loops without a schedule clause, are the runtime's alone; %s)",
+           taken, describe(r).c_str());
+    else
+      warn("no loop was served by selfsched: %s", describe(r).c_str());
+  });
+}
+
 
 }  // namespace selfsched::omp

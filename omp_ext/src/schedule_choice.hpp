@@ -3,19 +3,11 @@
 #pragma once
 
 #include <atomic>
-#include <string>
 
+#include "active_schedule.hpp"
 #include "selfsched/core/spec.hpp"
 
 namespace selfsched::omp {
-
-struct active_schedule {
-  schedule_spec spec;
-  std::string text;  // as the user wrote it, in lowercase without blanks
-  // Its loops read the threads' powers (weighted and adaptive techniques),
-  // or a profile reports them: each thread notes its CPU at loop entry.
-  bool reads_placement = true;
-};
 
 namespace detail {
 extern std::atomic<const active_schedule*> active;
@@ -56,12 +48,20 @@ bool is_plain_auto(const schedule_spec& spec);
 const active_schedule* auto_schedule();
 
 // Reads the environment; rewrites OMP_SCHEDULE so libomp never warns about
-// our names. Runs from the library constructor.
-void choose_technique_from_environment();
+// our names. Runs from the library constructor. `register_with_runtime`:
+// where libomp takes registered schedules, how the chosen technique is
+// registered with it (libomp_hooks.hpp: then libomp reads it from
+// OMP_SCHEDULE itself), else nullptr.
+void choose_technique_from_environment(bool (*register_with_runtime)(const active_schedule& technique));
 
 // SELFSCHED_DISPLAY_ENV: the settings, once per process, where OpenMP
 // starts (as libomp prints OMP_DISPLAY_ENV), not in every process the
 // library is preloaded into (a shell, timeout).
 void display_settings_if_asked();
+
+// From the library constructor: under SELFSCHED_VERBOSE, if a technique was
+// chosen and no loop ever reached selfsched, says so at exit with why
+// (runtimes.hpp).
+void report_unserved_at_exit();
 
 }  // namespace selfsched::omp

@@ -6,29 +6,12 @@
 // in every binary built without debug info.
 #pragma once
 
-#include <atomic>
-#include <vector>
-
 #include "libomp_abi.hpp"
 #include "selfsched/core/adaptive_history.hpp"
 #include "selfsched/core/auto_tuning.hpp"
-#include "spin.hpp"
+#include "site_state.hpp"
 
 namespace selfsched::omp {
-
-struct site_state {
-  adaptive_history history;
-  std::atomic<bool> history_in_use{false};
-  // auto: what each thread number learned in the site's last instance, and
-  // the team's rate then (iterations per second, 0 = none yet). Instances
-  // of one site may overlap (nowait): a short lock, twice per thread and
-  // instance, never per chunk.
-  spin_lock tuning_lock;
-  std::vector<auto_estimate> tuned;
-  double team_rate = 0;
-  int cached_runs = 0;         // earlier runs the auto cache learned from (auto_cache.hpp)
-  bool tuning_ready = false;   // seeded from the cache, and remembered for it (tuning_site_of)
-};
 
 // The site's state for an auto loop: the first time, seeded from the auto
 // cache and remembered for it (once per site, never per chunk).

@@ -12,17 +12,18 @@
 // teams.hpp) or its first loop that needs them.
 // At exit, the profile and the auto cache are written by atexit handlers
 // registered when they are first used (profile.cpp, auto_cache.cpp), and an
-// unserved runtime is reported (runtimes.cpp).
+// unserved runtime is reported (schedule_choice.cpp).
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <string_view>
 
-#include "libgomp_abi.hpp"
-#include "libomp_abi.hpp"
+#include "kmpc.hpp"
 #include "libomp_hooks.hpp"
 #include "placement.hpp"
 #include "profile.hpp"
+#include "real_libgomp.hpp"
+#include "real_libomp.hpp"
 #include "runqueue.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
@@ -56,12 +57,14 @@ __attribute__((constructor)) void start_selfsched() {
   // 4. Other OMPT tools become our clients, before libomp looks for tools.
   chain_tool_libraries();
   // 5. A libomp that takes registered schedules gets ours (libomp_hooks.hpp)
-  //    before it reads OMP_SCHEDULE. Then OMP_SCHEDULE naming one of our
-  //    techniques is taken (and, unless libomp has our schedules, rewritten
-  //    to `dynamic` for it) unless the process's loops cannot reach us
-  //    (runtimes.cpp, which needs step 2).
+  //    before it reads OMP_SCHEDULE, and the exported dispatch entry points
+  //    become jumps into libomp's (kmpc.hpp). Then OMP_SCHEDULE naming one
+  //    of our techniques is taken (and, unless libomp has our schedules,
+  //    rewritten to `dynamic` for it) unless the process's loops cannot
+  //    reach us (runtimes.cpp, which needs step 2).
   register_runtime_schedules();
-  choose_technique_from_environment();
+  if (runtime_hooks_in_use()) hand_dispatch_to_runtime();
+  choose_technique_from_environment(runtime_hooks_in_use() ? register_in_runtime : nullptr);
   // 6. A profile path that cannot be written is reported now, not at exit.
   check_profile_path();
   report_unserved_at_exit();

@@ -8,7 +8,8 @@
 // small stack of the teams it is in (nested regions push, leaving pops).
 #pragma once
 
-#include "loop.hpp"
+#include "active_schedule.hpp"
+#include "team_state.hpp"
 
 namespace selfsched::omp {
 
