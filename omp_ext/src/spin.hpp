@@ -28,7 +28,13 @@ inline void cpu_relax() {
 // oversubscribed too.
 extern __attribute__((tls_model("initial-exec"))) thread_local bool waits_yield;
 
-bool process_oversubscribed();  // teams.cpp
+// The threads running parallel regions now, in the whole process, changed
+// by `change` (teams.cpp, as teams start and end), and whether they are more
+// than the process has CPUs (placement.hpp). Two root threads with a team of
+// 2 each on 2 CPUs fit one by one but not together: their waiting threads
+// must yield.
+void count_threads_in_regions(int change);
+bool process_oversubscribed();
 
 inline void relax_or_yield() {
   if (waits_yield || process_oversubscribed()) sched_yield();

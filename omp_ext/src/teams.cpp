@@ -33,15 +33,7 @@ bool tool_started = false;         // between libomp's initialize and finalize o
 bool tool_ended = false;           // finalized: at exit, or for good by a hard pause
 bool reported_by_runtime = false;  // follow_regions_without_ompt()
 }
-__attribute__((tls_model("initial-exec"))) thread_local bool waits_yield = true;
 namespace {
-
-// The threads running parallel regions now, in the whole process: each team
-// counts its workers once (added by its primary as it joins, taken away as it
-// leaves; a worker's own end is reported late, at its next fork), each root
-// thread in a region itself. Two root threads with a team of 2 each on 2 CPUs
-// fit one by one but not together: their waiting threads must yield.
-std::atomic<int> threads_in_regions{0};
 
 constexpr int max_nesting = 16;
 
@@ -89,7 +81,7 @@ struct record_stack {
 
 struct thread_context {
   membership stack[max_nesting];
-  int threads_added[max_nesting] = {};  // to threads_in_regions by the level's join
+  int threads_added[max_nesting] = {};  // to the threads in regions (spin.hpp) by the level's join
   int depth = 0;     // memberships in use; may exceed max_nesting (untracked levels)
   record_stack<encountered_region> encountered;  // teams this thread started
   record_stack<region_record> initial_regions;   // its initial tasks' regions (for other tools)
@@ -176,10 +168,12 @@ void join(thread_context& t, team_state* team, int thread_num, int team_size, in
       m.task_technique = m.team->technique;
       m.team->placement.join(m.thread_num);  // SELFSCHED_BIND; our CPU
     }
-    // The primary adds its team's workers, and itself if it is a root thread.
+    // Each team counts its workers once: its primary adds them as it joins,
+    // and itself if it is a root thread (a worker's own end is reported
+    // late, at its next fork).
     const int added = thread_num != 0 ? 0 : std::max(0, team_size - 1) + (t.depth == 0 ? 1 : 0);
     t.threads_added[t.depth] = added;
-    if (added != 0) threads_in_regions.fetch_add(added, std::memory_order_relaxed);
+    if (added != 0) count_threads_in_regions(added);
   }
   ++t.depth;
   refresh_innermost(t);
@@ -187,7 +181,7 @@ void join(thread_context& t, team_state* team, int thread_num, int team_size, in
 
 void leave(thread_context& t) {
   if (t.depth > 0 && --t.depth < max_nesting && t.threads_added[t.depth] != 0) {
-    threads_in_regions.fetch_sub(t.threads_added[t.depth], std::memory_order_relaxed);
+    count_threads_in_regions(-t.threads_added[t.depth]);
     t.threads_added[t.depth] = 0;
   }
   refresh_innermost(t);
@@ -246,11 +240,6 @@ int initialize_tool(ompt_function_lookup_t lookup, int, ompt_data_t*) {
 void finalize_tool(ompt_data_t*) { detail::tool_started = false, detail::tool_ended = true; }
 
 }  // namespace
-
-bool process_oversubscribed() {
-  const int cpus = usable_cpu_count();
-  return cpus == 0 || threads_in_regions.load(std::memory_order_relaxed) > cpus;
-}
 
 membership* detail::first_membership() {
   context();
