@@ -20,7 +20,7 @@
 #include "auto_cache_file.hpp"
 #include "files.hpp"
 #include "profile.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "site_state.hpp"
 
 namespace selfsched::omp {

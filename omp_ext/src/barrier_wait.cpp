@@ -7,7 +7,7 @@
 
 #include "platform.hpp"
 #include "runqueue.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 

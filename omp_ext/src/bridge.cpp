@@ -11,7 +11,7 @@
 #include "powers.hpp"
 #include "profile.hpp"
 #include "runqueue.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "teams.hpp"
 
 namespace selfsched::omp::bridge {

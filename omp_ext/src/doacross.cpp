@@ -9,7 +9,7 @@
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/wavefront.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "spin.hpp"
 #include "teams.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "platform.hpp"
 #include "profile.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 

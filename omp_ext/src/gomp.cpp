@@ -27,7 +27,7 @@
 #include "real_libgomp.hpp"
 #include "loop.hpp"
 #include "runtimes.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "sites.hpp"
 #include "teams.hpp"
 

@@ -26,7 +26,7 @@
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched.h"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "sites.hpp"
 #include "teams.hpp"
 

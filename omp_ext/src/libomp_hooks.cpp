@@ -16,7 +16,7 @@
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "teams.hpp"
 
 namespace selfsched::omp {

@@ -10,7 +10,7 @@
 #include "libomp_abi.hpp"
 #include "loop.hpp"
 #include "schedule_choice.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "teams.hpp"
 
 namespace selfsched::omp {

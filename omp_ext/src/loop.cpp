@@ -14,7 +14,7 @@
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "sites.hpp"
 
 namespace selfsched::omp {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "topology.hpp"
 
 namespace selfsched::omp {

@@ -6,7 +6,7 @@
 
 #include "placement.hpp"
 #include "platform.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "sia.hpp"
 #include "spin.hpp"
 #include "topology.hpp"

@@ -25,7 +25,7 @@
 #include "selfsched/core/balance.hpp"
 #include "powers.hpp"
 #include "runtimes.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 namespace {

@@ -7,7 +7,7 @@
 #include <atomic>
 
 #include "platform.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "spin.hpp"
 
 namespace selfsched::omp {

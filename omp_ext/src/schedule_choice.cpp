@@ -12,7 +12,7 @@
 #include "runtimes.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 namespace detail {

@@ -2,7 +2,7 @@
 
 #include "auto_cache.hpp"
 #include "profile.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 #include <map>
 #include <memory>

@@ -27,7 +27,7 @@
 #include "runqueue.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "teams.hpp"
 
 namespace selfsched::omp {

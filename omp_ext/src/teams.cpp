@@ -22,7 +22,7 @@
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "spin.hpp"
 #include "tsan.hpp"
 

@@ -27,7 +27,7 @@
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/wavefront.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 #include "spin.hpp"
 #include "teams.hpp"
 

@@ -1,4 +1,4 @@
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 #include <algorithm>
 #include <atomic>
