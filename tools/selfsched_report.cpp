@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 #include "profile_reader.hpp"
 #include "svg.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 #include "profile_reader.hpp"
 #include "selfsched/sim.hpp"
 #include "selfsched/sim_pools.hpp"

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "auto_cache_file.hpp"
-#include "files.hpp"
+#include "selfsched/machine/auto_cache_file.hpp"
+#include "selfsched/machine/files.hpp"
 #include "profile.hpp"
 #include "selfsched/settings.hpp"
 #include "site_state.hpp"

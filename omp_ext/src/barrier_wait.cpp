@@ -5,8 +5,8 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "platform.hpp"
-#include "runqueue.hpp"
+#include "selfsched/machine/platform.hpp"
+#include "selfsched/machine/runqueue.hpp"
 #include "selfsched/settings.hpp"
 
 namespace selfsched::omp {

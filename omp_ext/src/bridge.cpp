@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "libomp_abi.hpp"
-#include "placement.hpp"
-#include "platform.hpp"
-#include "powers.hpp"
+#include "selfsched/machine/placement.hpp"
+#include "selfsched/machine/platform.hpp"
+#include "selfsched/machine/powers.hpp"
 #include "profile.hpp"
-#include "runqueue.hpp"
+#include "selfsched/machine/runqueue.hpp"
 #include "selfsched/settings.hpp"
 #include "teams.hpp"
 

@@ -10,7 +10,7 @@
 #include "schedule_choice.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "selfsched/settings.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 #include "teams.hpp"
 
 namespace selfsched::omp {

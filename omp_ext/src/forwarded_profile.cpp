@@ -4,7 +4,7 @@
 #include <mutex>
 #include <utility>
 
-#include "platform.hpp"
+#include "selfsched/machine/platform.hpp"
 #include "profile.hpp"
 #include "selfsched/settings.hpp"
 

@@ -7,10 +7,10 @@
 
 #include "barrier_wait.hpp"
 #include "doacross.hpp"
-#include "platform.hpp"
-#include "powers.hpp"
+#include "selfsched/machine/platform.hpp"
+#include "selfsched/machine/powers.hpp"
 #include "profile.hpp"
-#include "runqueue.hpp"
+#include "selfsched/machine/runqueue.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"

@@ -21,9 +21,9 @@
 #include <tuple>
 #include <utility>
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 #include "selfsched/core/balance.hpp"
-#include "powers.hpp"
+#include "selfsched/machine/powers.hpp"
 #include "runtimes.hpp"
 #include "selfsched/settings.hpp"
 

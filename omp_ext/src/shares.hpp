@@ -23,7 +23,7 @@
 #include <span>
 
 #include "selfsched/core/technique.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 
 namespace selfsched::omp {
 

@@ -10,7 +10,7 @@
 
 #include "selfsched/core/adaptive_history.hpp"
 #include "selfsched/core/auto_tuning.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 
 namespace selfsched::omp {
 

@@ -20,11 +20,11 @@
 
 #include "kmpc.hpp"
 #include "libomp_hooks.hpp"
-#include "placement.hpp"
+#include "selfsched/machine/placement.hpp"
 #include "profile.hpp"
 #include "real_libgomp.hpp"
 #include "real_libomp.hpp"
-#include "runqueue.hpp"
+#include "selfsched/machine/runqueue.hpp"
 #include "runtimes.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/settings.hpp"

@@ -21,7 +21,7 @@
 #include <mutex>
 #include <string>
 
-#include "platform.hpp"
+#include "selfsched/machine/platform.hpp"
 #include "selfsched/core/task_queue.hpp"
 
 namespace selfsched::omp {

@@ -19,14 +19,14 @@
 
 #include "doacross_state.hpp"
 #include "libomp_abi.hpp"
-#include "placement.hpp"
+#include "selfsched/machine/placement.hpp"
 #include "profile_records.hpp"
 #include "shares.hpp"
 #include "selfsched/outer_source.hpp"
 #include "selfsched/core/auto_tuning.hpp"
 #include "selfsched/core/plan.hpp"
 #include "selfsched/core/scheduler.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 
 namespace selfsched::omp {
 

@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "auto_cache.hpp"
-#include "placement.hpp"
-#include "powers.hpp"
-#include "runqueue.hpp"
+#include "selfsched/machine/placement.hpp"
+#include "selfsched/machine/powers.hpp"
+#include "selfsched/machine/runqueue.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/settings.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 #include "tsan.hpp"
 
 namespace selfsched::omp {

@@ -21,14 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "platform.hpp"
-#include "powers.hpp"
-#include "runqueue.hpp"
+#include "selfsched/machine/platform.hpp"
+#include "selfsched/machine/powers.hpp"
+#include "selfsched/machine/runqueue.hpp"
 #include "schedule_choice.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "selfsched/settings.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 #include "teams.hpp"
 
 namespace so = selfsched::omp;

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 #include "profile_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,4 +1,4 @@
-#include "auto_cache_file.hpp"
+#include "selfsched/machine/auto_cache_file.hpp"
 
 #include <algorithm>
 #include <cstdint>

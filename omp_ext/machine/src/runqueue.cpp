@@ -1,4 +1,4 @@
-#include "runqueue.hpp"
+#include "selfsched/machine/runqueue.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <atomic>
 
-#include "platform.hpp"
+#include "selfsched/machine/platform.hpp"
 #include "selfsched/settings.hpp"
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 
 namespace selfsched::omp {
 namespace {

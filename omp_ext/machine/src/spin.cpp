@@ -1,8 +1,8 @@
-#include "spin.hpp"
+#include "selfsched/machine/spin.hpp"
 
 #include <atomic>
 
-#include "placement.hpp"
+#include "selfsched/machine/placement.hpp"
 
 namespace selfsched::omp {
 

@@ -1,6 +1,6 @@
-#include "sia.hpp"
+#include "selfsched/machine/sia.hpp"
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 
 #include <unistd.h>
 

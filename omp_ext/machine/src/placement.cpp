@@ -1,4 +1,4 @@
-#include "placement.hpp"
+#include "selfsched/machine/placement.hpp"
 
 #include <sched.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "selfsched/settings.hpp"
-#include "topology.hpp"
+#include "selfsched/machine/topology.hpp"
 
 namespace selfsched::omp {
 namespace {

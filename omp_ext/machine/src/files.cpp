@@ -1,4 +1,4 @@
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -12,7 +12,7 @@
 #include <atomic>
 #include <memory>
 
-#include "platform.hpp"
+#include "selfsched/machine/platform.hpp"
 
 namespace selfsched::omp {
 

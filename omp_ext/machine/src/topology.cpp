@@ -1,4 +1,4 @@
-#include "topology.hpp"
+#include "selfsched/machine/topology.hpp"
 
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>

@@ -1,15 +1,15 @@
-#include "powers.hpp"
+#include "selfsched/machine/powers.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <optional>
 
-#include "placement.hpp"
-#include "platform.hpp"
+#include "selfsched/machine/placement.hpp"
+#include "selfsched/machine/platform.hpp"
 #include "selfsched/settings.hpp"
-#include "sia.hpp"
-#include "spin.hpp"
-#include "topology.hpp"
+#include "selfsched/machine/sia.hpp"
+#include "selfsched/machine/spin.hpp"
+#include "selfsched/machine/topology.hpp"
 
 namespace selfsched::omp {
 namespace {
