@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "selfsched/machine/files.hpp"
 #include "profile_reader.hpp"
+#include "selfsched/machine/files.hpp"
 #include "svg.hpp"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "selfsched/settings.hpp"
 #include "selfsched/machine/topology.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "selfsched/machine/placement.hpp"
 #include "selfsched/machine/platform.hpp"
-#include "selfsched/settings.hpp"
 #include "selfsched/machine/sia.hpp"
 #include "selfsched/machine/spin.hpp"
 #include "selfsched/machine/topology.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 namespace {

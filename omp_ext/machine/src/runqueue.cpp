@@ -7,8 +7,8 @@
 #include <atomic>
 
 #include "selfsched/machine/platform.hpp"
-#include "selfsched/settings.hpp"
 #include "selfsched/machine/spin.hpp"
+#include "selfsched/settings.hpp"
 
 namespace selfsched::omp {
 namespace {
