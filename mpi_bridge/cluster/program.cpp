@@ -271,20 +271,27 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
 // job's). The first region compares every tracked page.
 void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
   runtime_scope scope;
-  // Ahead of the list, what the last region's end cost here.
-  const std::uint64_t end_ns = finished_ ? finished_->end_ns : 0;
-  std::memcpy(channel_->outgoing(), &end_ns, sizeof end_ns);
-  std::memcpy(channel_->outgoing() + sizeof end_ns, written.data(), written.size() * sizeof(std::uintptr_t));
-  auto lists = exchange(sizeof end_ns + written.size() * sizeof(std::uintptr_t));
+  // Ahead of the list, what the last region's end cost here, and what auto's
+  // cache says of the region beginning (the first time this run meets it;
+  // rank 0's cache is every rank's).
+  struct ahead {
+    std::uint64_t end_ns;
+    std::uint64_t remembered;
+  } mine{finished_ ? finished_->end_ns : 0,
+         sites_.count(region_.site) != 0 ? 0 : static_cast<std::uint64_t>(omp::bridge::remembered_region(region_.site))};
+  std::memcpy(channel_->outgoing(), &mine, sizeof mine);
+  std::memcpy(channel_->outgoing() + sizeof mine, written.data(), written.size() * sizeof(std::uintptr_t));
+  auto lists = exchange(sizeof mine + written.size() * sizeof(std::uintptr_t));
   std::vector<std::uintptr_t> pages;
   for (std::size_t q = 0; q < lists.size(); ++q) {
-    const auto* a = reinterpret_cast<const std::uintptr_t*>(lists[q].data() + sizeof end_ns);
-    pages.insert(pages.end(), a, a + (lists[q].size() - sizeof end_ns) / sizeof(std::uintptr_t));
-    if (finished_ && q < finished_->rank_times.size()) {
-      std::uint64_t theirs = 0;
-      std::memcpy(&theirs, lists[q].data(), sizeof theirs);
-      finished_->rank_times[q].second += theirs;
-    }
+    const auto* a = reinterpret_cast<const std::uintptr_t*>(lists[q].data() + sizeof mine);
+    pages.insert(pages.end(), a, a + (lists[q].size() - sizeof mine) / sizeof(std::uintptr_t));
+    ahead theirs{};
+    std::memcpy(&theirs, lists[q].data(), sizeof theirs);
+    if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
+    if (q == 0 && sites_.count(region_.site) == 0 &&
+        theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated))
+      sites_[region_.site].replicated = true;  // an earlier run found it so
   }
   if (finished_) choose_next_run(*finished_);
   finished_.reset();
@@ -343,6 +350,7 @@ bool cluster_process::remember_replicated(const void* site) {
   site_record& record = sites_[site];
   if (record.unshareable) return false;
   record.unshareable = record.replicated = true;
+  omp::bridge::remember_region(site, omp::bridge::region_choice::replicated);
   return true;
 }
 
@@ -375,6 +383,7 @@ void cluster_process::choose_next_run(const finished_region& f) {
     record.shared_s = whole;
     if (!record.settled && replicated_estimate < 0.9 * whole) {
       record.replicated = true;
+      omp::bridge::remember_region(f.site, omp::bridge::region_choice::replicated);
       std::snprintf(line, sizeof line,
                     "selfsched-mpirun --cluster: the parallel region at %s runs replicated from now on: shared it "
                     "took %.6f s, whole on every rank it would take about %.6f s",
@@ -385,6 +394,7 @@ void cluster_process::choose_next_run(const finished_region& f) {
     record.replicated_s = whole;
     if (record.shared_s > 0 && whole > 1.1 * record.shared_s) {
       record.replicated = false, record.settled = true;
+      omp::bridge::remember_region(f.site, omp::bridge::region_choice::shared);
       std::snprintf(line, sizeof line,
                     "selfsched-mpirun --cluster: the parallel region at %s runs shared again: replicated it took "
                     "%.6f s, shared %.6f s", describe_site(f.site).c_str(), whole, record.shared_s);
@@ -529,11 +539,18 @@ void cluster_process::roll_back_region() {
   for (const auto& answer : exchange(sizeof mine)) {
     std::uint32_t wrote = 0;
     std::memcpy(&wrote, answer.data(), sizeof wrote);
-    if (wrote)
+    if (wrote) {
+      // Its next run will not be shared, if auto's cache can keep it.
+      remember_replicated(region_.site);
+      const bool kept = omp::bridge::keep_learned_now();
       stop_everywhere("selfsched-mpirun --cluster: the parallel region at " + describe_site(region_.site) +
                       " cannot be shared (" + region_.why +
                       "), and it wrote output before that was found, which running it again would write twice; "
-                      "stopping the job");
+                      "stopping the job" +
+                      (kept ? std::string("; run it again: auto's cache keeps it replicated from its start")
+                            : std::string("; with auto's cache on (SELFSCHED_AUTO_CACHE), a second run keeps it "
+                                          "replicated from its start")));
+    }
   }
   tracker_.discard_window(tracked_ranges());
   tracker_.roll_back_region();

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "learning/auto_cache.hpp"
 #include "learning/profile.hpp"
 #include "runtime/libomp_abi.hpp"
 #include "selfsched/machine/placement.hpp"
@@ -49,6 +50,21 @@ std::string site_source_line(const void* ident) {
 
 const char* site_source(const void* ident) {
   return ident != nullptr ? static_cast<const ident_t*>(ident)->psource : nullptr;
+}
+
+}  // namespace selfsched::omp::bridge
+
+namespace selfsched::omp::bridge {
+
+region_choice remembered_region(const void* ident) {
+  const std::string kept = cached_region_choice(ident);
+  return kept == "replicated" ? region_choice::replicated : kept == "shared" ? region_choice::shared : region_choice::unknown;
+}
+
+bool keep_learned_now() { return write_auto_cache_now(); }
+
+void remember_region(const void* ident, region_choice choice) {
+  if (choice != region_choice::unknown) cache_region_choice(ident, choice == region_choice::replicated ? "replicated" : "shared");
 }
 
 }  // namespace selfsched::omp::bridge

@@ -47,6 +47,7 @@ struct cache {
   std::string path;  // "" : off
   json binaries = json::object();  // as read at the first lookup
   std::vector<remembered> sites;
+  std::map<std::pair<std::string, std::string>, std::string> regions;  // (binary, offset) -> cluster mode's choice
 };
 
 cache& the_cache() {
@@ -96,12 +97,12 @@ std::string build_id_of(const void* address) {
   return s.id;
 }
 
-// The binary and the site's place in it; false when the call address is
-// in no module (then the site is not cached).
-bool key_of(loop_site site, std::string& binary, std::string& offset) {
+// The binary holding `address` and the address's place in it; false when
+// it is in no module (then nothing about it is cached).
+bool key_of(const void* address, std::string& binary, std::string& offset) {
   Dl_info info{};
-  if (site.call == nullptr || dladdr(site.call, &info) == 0 || info.dli_fname == nullptr) return false;
-  binary = build_id_of(site.call);
+  if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return false;
+  binary = build_id_of(address);
   if (binary.empty()) {  // no build id: the file as it is now
     struct stat st {};
     if (stat(info.dli_fname, &st) != 0) return false;
@@ -109,10 +110,12 @@ bool key_of(loop_site site, std::string& binary, std::string& offset) {
   }
   char text[32];
   std::snprintf(text, sizeof text, "0x%" PRIxPTR,
-                reinterpret_cast<std::uintptr_t>(site.call) - reinterpret_cast<std::uintptr_t>(info.dli_fbase));
+                reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(info.dli_fbase));
   offset = text;
   return true;
 }
+
+bool key_of(loop_site site, std::string& binary, std::string& offset) { return key_of(site.call, binary, offset); }
 
 // Under an MPI launcher, the first rank of each node writes: the others ran
 // the same loops, and a thousand ranks replacing one file in a shared home
@@ -123,10 +126,11 @@ bool writes_for_its_node() {
   return local_rank == nullptr || std::strtol(local_rank, nullptr, 10) == 0;
 }
 
-void write_merged() {
+bool write_merged() {
   cache& c = the_cache();
   std::lock_guard guard(c.lock);
-  if (c.path.empty() || c.sites.empty() || !writes_for_its_node()) return;
+  if (c.path.empty()) return false;
+  if ((c.sites.empty() && c.regions.empty()) || !writes_for_its_node()) return true;
   // Merge with what other processes wrote meanwhile.
   std::string why;
   json binaries = json::object();
@@ -160,6 +164,13 @@ void write_merged() {
       sites.erase(victim);
     }
   }
+  for (const auto& [key, choice] : c.regions) {
+    json& binary = binaries[key.first];
+    if (!binary.is_object()) binary = json::object();
+    binary["used"] = used;
+    if (!binary.contains("regions") || !binary["regions"].is_object()) binary["regions"] = json::object();
+    binary["regions"][key.second] = choice;
+  }
   // The binaries used last stay; this run's were used now.
   const auto drop_oldest = [&binaries] {
     auto oldest = binaries.begin();
@@ -174,8 +185,11 @@ void write_merged() {
     drop_oldest();
     file = text();
   }
-  if (!write_file_atomically(c.path, file, 0600, why))
+  if (!write_file_atomically(c.path, file, 0600, why)) {
     warn("SELFSCHED_AUTO_CACHE: what auto learned was not kept: %s", why.c_str());
+    return false;
+  }
+  return true;
 }
 
 void write_at_exit() noexcept {
@@ -258,6 +272,49 @@ void remember_for_auto_cache(site_state& state, loop_site site) {
     load(c);
     std::string binary, offset;
     if (!c.path.empty() && key_of(site, binary, offset)) c.sites.push_back({&state, binary, offset});
+  } catch (const std::exception&) {
+  }
+}
+
+std::string cached_region_choice(const void* ident) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    std::string binary, offset;
+    if (c.path.empty() || !key_of(ident, binary, offset)) return {};
+    if (const auto mine = c.regions.find({binary, offset}); mine != c.regions.end()) return mine->second;
+    const auto b = c.binaries.find(binary);
+    if (b == c.binaries.end() || !b->is_object() || !b->contains("regions") || !(*b)["regions"].is_object()) return {};
+    const auto entry = (*b)["regions"].find(offset);
+    if (entry == (*b)["regions"].end() || !entry->is_string()) return {};
+    const std::string choice = entry->get<std::string>();
+    return choice == "shared" || choice == "replicated" ? choice : std::string();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+bool write_auto_cache_now() {
+  try {
+    {
+      cache& c = the_cache();
+      std::lock_guard guard(c.lock);
+      load(c);
+    }
+    return write_merged();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void cache_region_choice(const void* ident, const char* choice) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    std::string binary, offset;
+    if (!c.path.empty() && key_of(ident, binary, offset)) c.regions[{binary, offset}] = choice;
   } catch (const std::exception&) {
   }
 }

@@ -17,6 +17,8 @@
 // it). A bad file is named once and ignored (and replaced at exit).
 #pragma once
 
+#include <string>
+
 #include "runtime/libomp_abi.hpp"
 
 namespace selfsched::omp {
@@ -33,5 +35,13 @@ bool seed_from_auto_cache(site_state& state, loop_site site);
 
 // The site learned something worth keeping at exit.
 void remember_for_auto_cache(site_state& state, loop_site site);
+
+// Cluster mode's choice for a parallel region (bridge::remembered_region):
+// "shared", "replicated", or "" when none is kept. Kept per binary under
+// "regions", keyed by the offset of the region's ident_t in its module.
+std::string cached_region_choice(const void* ident);
+void cache_region_choice(const void* ident, const char* choice);
+// Writes the cache now, not at exit; false when it is off.
+bool write_auto_cache_now();
 
 }  // namespace selfsched::omp

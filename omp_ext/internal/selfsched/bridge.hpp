@@ -45,4 +45,15 @@ std::string site_source_line(const void* ident);
 // or nullptr: the same on every rank of one binary.
 const char* site_source(const void* ident);
 
+// Cluster mode (mpi_bridge/cluster): how a parallel region (its ident_t)
+// ran, kept in auto's cache (SELFSCHED_AUTO_CACHE) from one run of the
+// program to the next, so that a region that cannot be shared, or costs
+// more shared, runs replicated from its first run on.
+enum class region_choice { unknown, shared, replicated };
+region_choice remembered_region(const void* ident);
+void remember_region(const void* ident, region_choice choice);
+// Writes what the cache should keep now (the job is about to stop without
+// running exit handlers); false when nothing is kept (the cache is off).
+bool keep_learned_now();
+
 }  // namespace selfsched::omp::bridge
