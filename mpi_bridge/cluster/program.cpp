@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <cinttypes>
 #include <cstdio>
@@ -350,6 +352,7 @@ bool cluster_process::remember_replicated(const void* site) {
   site_record& record = sites_[site];
   if (record.unshareable) return false;
   record.unshareable = record.replicated = true;
+  record.why = region_.why;
   omp::bridge::remember_region(site, omp::bridge::region_choice::replicated);
   return true;
 }
@@ -367,6 +370,7 @@ bool cluster_process::runs_shared(const void* site) const {
 // choice. A replicated run slower than shared was keeps the region shared.
 void cluster_process::choose_next_run(const finished_region& f) {
   site_record& record = sites_[f.site];
+  ++(f.shared ? record.shared_runs : record.replicated_runs);
   int team = 0;
   for (int t : f.threads) team += t;
   double whole = 0, replicated_estimate = 0;
@@ -422,8 +426,13 @@ bool cluster_process::merge_shared(bool region_end) {
   struct account {
     region_state& r;
     std::int64_t began;
-    ~account() { r.synchronized_ns += omp::bridge::now_ns() - began; }
-  } accounted{r, began};
+    double& merge_s;
+    ~account() {
+      const std::int64_t took = omp::bridge::now_ns() - began;
+      r.synchronized_ns += took;
+      merge_s += 1e-9 * static_cast<double>(took);
+    }
+  } accounted{r, began, sites_[r.site].merge_s};
   const std::vector<address_range> ranges = tracked_ranges();
   diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
   diff_header h;
@@ -440,7 +449,15 @@ bool cluster_process::merge_shared(bool region_end) {
   if (!tracker_.write_diffs(ranges, w))
     stop("selfsched-mpirun --cluster: rank " + std::to_string(rank_) +
          " changed more memory between two synchronization points than one merge can carry (16 GiB)");
-  const auto blobs = exchange(w.finish());
+  const std::size_t sent = w.finish();
+  {
+    site_record& record = sites_[r.site];
+    ++record.merges;
+    record.bytes_sent += sent;
+    diff_reader mine(channel_->outgoing(), sent);
+    record.pages_sent += mine.header().pages;
+  }
+  const auto blobs = exchange(sent);
   bool conflicted = false;
   for (int q = 0; q < ranks_ && !conflicted; ++q) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
@@ -566,6 +583,26 @@ void cluster_process::ask_agent(request_kind kind, std::initializer_list<std::in
   if (text != nullptr) std::snprintf(c.text, sizeof c.text, "%s", text);
   channel_->call();
   if (results != nullptr) std::memcpy(results, c.results, sizeof c.results);
+}
+
+std::string cluster_process::profile_section() const {
+  runtime_scope scope;
+  nlohmann::json regions = nlohmann::json::array();
+  for (const auto& [site, record] : sites_) {
+    nlohmann::json region{{"region", describe_site(site)},
+                          {"runs_shared", record.shared_runs},
+                          {"runs_replicated", record.replicated_runs},
+                          {"next_run", record.replicated ? "replicated" : "shared"},
+                          {"merges", record.merges},
+                          {"pages_sent", record.pages_sent},
+                          {"bytes_sent", record.bytes_sent},
+                          {"merge_s", record.merge_s}};
+    if (record.shared_s > 0) region["last_shared_s"] = record.shared_s;
+    if (record.replicated_s > 0) region["last_replicated_s"] = record.replicated_s;
+    if (!record.why.empty()) region["unshareable_because"] = record.why;
+    regions.push_back(std::move(region));
+  }
+  return nlohmann::json{{"rank", rank_}, {"ranks", ranks_}, {"regions", std::move(regions)}}.dump();
 }
 
 void cluster_process::say(const std::string& message) {

@@ -147,6 +147,10 @@ class cluster_process {
     bool replicated = false;   // the choice for its next run
     bool settled = false;      // a replicated run came out slower than the estimate: shared for good
     double shared_s = 0, replicated_s = 0;
+    // What the profile shows (bridge::add_profile_section).
+    std::uint64_t shared_runs = 0, replicated_runs = 0, merges = 0, pages_sent = 0, bytes_sent = 0;
+    double merge_s = 0;
+    std::string why;  // why it cannot be shared, when it cannot
   };
   std::map<const void*, site_record> sites_;
   // The region that ended last, until every rank has heard what its end
@@ -161,6 +165,10 @@ class cluster_process {
   };
   std::optional<finished_region> finished_;
   void choose_next_run(const finished_region& f);
+ public:
+  // The regions as the profile shows them (JSON).
+  std::string profile_section() const;
+ private:
 };
 
 }  // namespace selfsched::cluster

@@ -63,6 +63,8 @@ region_choice remembered_region(const void* ident) {
 
 bool keep_learned_now() { return write_auto_cache_now(); }
 
+void add_profile_section(const char* name, std::string (*json)()) { add_profile_producer(name, json); }
+
 void remember_region(const void* ident, region_choice choice) {
   if (choice != region_choice::unknown) cache_region_choice(ident, choice == region_choice::replicated ? "replicated" : "shared");
 }

@@ -137,8 +137,21 @@ balance measure(const loop_instance_profile& r) {
 const char* process_env(const char* name) { return std::getenv(name); }
 
 // SELFSCHED_PROFILE's path for this process (%p, %r, %h, .rank<r>).
+// Named when the process starts (check_profile_path) and again after a
+// fork: in cluster mode the environment a rank started with is rank 0's by
+// the end (every rank's memory is), so its rank is read while it is its own.
 std::string this_profile_path() {
-  return profile_path_for_process(current_settings().profile_path, process_env, getpid());
+  // Never destroyed: the exit handler that writes the profile reads them,
+  // and may run after the library's static destructors.
+  static auto& lock = *new std::mutex;
+  static long named_for = -1;
+  static auto& path = *new std::string;
+  std::lock_guard guard(lock);
+  if (named_for != getpid()) {
+    path = profile_path_for_process(current_settings().profile_path, process_env, getpid());
+    named_for = getpid();
+  }
+  return path;
 }
 
 // "" when the system does not say.
@@ -172,7 +185,7 @@ void write_at_exit() {
 }  // namespace
 
 const char* launcher_rank(const char* (*env)(const char*)) {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+  for (const char* name : {"SELFSCHED_CLUSTER_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
     if (const char* v = env(name); v != nullptr && *v != '\0') return v;
   return nullptr;
 }
@@ -186,7 +199,7 @@ const char* launcher_local_rank(const char* (*env)(const char*)) {
 std::string profile_path_for_process(const std::string& pattern, const char* (*env)(const char*), long pid) {
   const char* rank = launcher_rank(env);
   long ranks = -1;  // unknown
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+  for (const char* name : {"SELFSCHED_CLUSTER_RANKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
     if (const char* v = env(name); v != nullptr && *v != '\0') {
       ranks = std::strtol(v, nullptr, 10);
       break;
@@ -341,6 +354,19 @@ double wall_clock_offset_s() {
 
 }  // namespace
 
+namespace {
+std::mutex producers_lock;
+std::vector<std::pair<std::string, std::string (*)()>>& producers() {
+  static auto& all = *new std::vector<std::pair<std::string, std::string (*)()>>;  // read at exit
+  return all;
+}
+}  // namespace
+
+void add_profile_producer(const char* name, std::string (*json)()) {
+  std::lock_guard guard(producers_lock);
+  producers().emplace_back(name, json);
+}
+
 bool write_profile(const char* path, std::string* why) {
   using nlohmann::json;
   json sites = json::array();
@@ -399,10 +425,15 @@ bool write_profile(const char* path, std::string* why) {
   // Never let a profile take the program down: bad bytes in a source string
   // are replaced, and any other failure is reported by the caller.
   try {
-    const json profile{{"selfsched_profile", 1},
-                       {"powers_from", powers_source()},
-                       {"process", this_process()},
-                       {"sites", std::move(sites)}};
+    json profile{{"selfsched_profile", 1},
+                 {"powers_from", powers_source()},
+                 {"process", this_process()},
+                 {"sites", std::move(sites)}};
+    {
+      std::lock_guard guard(producers_lock);
+      for (const auto& [name, produce] : producers())
+        if (json section = json::parse(produce(), nullptr, false); !section.is_discarded()) profile[name] = std::move(section);
+    }
     const std::string text = profile.dump(1, ' ', false, json::error_handler_t::replace) + '\n';
     // A regular file is replaced whole (written aside, then renamed): processes
     // that share the path (a program and the children it starts, each with

@@ -44,6 +44,9 @@ void profile_end(loop_instance_profile* record);
 // false, and why (the file and the system's error), when it cannot.
 bool write_profile(const char* path, std::string* why = nullptr);
 
+// Another layer's section of the profile (bridge::add_profile_section).
+void add_profile_producer(const char* name, std::string (*json)());
+
 // The file SELFSCHED_PROFILE names for this process: %p the process id, %r
 // the MPI rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID; 0
 // without a launcher), %h the host name, %% a percent sign. Under an MPI

@@ -45,6 +45,11 @@ std::string site_source_line(const void* ident);
 // or nullptr: the same on every rank of one binary.
 const char* site_source(const void* ident);
 
+// A section of this process's profile (SELFSCHED_PROFILE) that the MPI
+// layer writes: `json()` gives its JSON text when the profile is written,
+// under the key `name` (cluster mode: "cluster_regions").
+void add_profile_section(const char* name, std::string (*json)());
+
 // Cluster mode (mpi_bridge/cluster): how a parallel region (its ident_t)
 // ran, kept in auto's cache (SELFSCHED_AUTO_CACHE) from one run of the
 // program to the next, so that a region that cannot be shared, or costs
