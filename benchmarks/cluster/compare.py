@@ -23,6 +23,7 @@ APPS = {
     "adjoint_convolution": ["adjoint_convolution", "--n", "6000"],
     "matmul": ["matmul", "--n", "600"],
     "monte_carlo": ["monte_carlo", "4000", "40000"],
+    "memory_bound": ["memory_bound", "2000000", "20"],
 }
 
 
