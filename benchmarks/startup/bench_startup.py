@@ -86,6 +86,10 @@ def summary(runs_alone, runs_with, k):
 
 
 def callgrind_instructions(program, env, workdir):
+    """Instructions of one whole run. libomp's idle threads wait passively
+    here: callgrind runs one thread at a time, and a spinning thread's count
+    would depend on when it is switched."""
+    env = dict(env, OMP_WAIT_POLICY="passive")
     out = os.path.join(workdir, "callgrind.out")
     done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", program],
                           env=env, capture_output=True, text=True)
