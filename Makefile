@@ -79,7 +79,7 @@ bench-omp: build
 # runs and callgrind counts (docs/results/overhead.md); about a minute.
 STARTUP_ROUNDS ?= 40
 bench-startup: deps configure
-	cmake --build $(BUILD) -j $(JOBS) --target selfsched_omp startup_loop
+	cmake --build $(BUILD) -j $(JOBS) --target selfsched_omp startup_loop startup_empty_library
 	python3 benchmarks/startup/bench_startup.py --build $(BUILD) --rounds $(STARTUP_ROUNDS)
 
 # What a task costs in a task pool, beside OpenMP's own tasks (docs/tasks.md).

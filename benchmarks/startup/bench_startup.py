@@ -5,6 +5,8 @@ The program (startup_loop.c: one 1,000-iteration schedule(runtime) loop on
 2 threads) runs alone and with libselfsched preloaded, alternately, in three
 cases:
 
+  empty-library  a library with nothing in it preloaded instead: the floor,
+                 what preloading any library costs on this machine
   forwarded   no selfsched technique: the loop is libomp's
   fixed       OMP_SCHEDULE=fss
   auto-warm   OMP_SCHEDULE=auto, auto's cache warmed by earlier runs
@@ -31,7 +33,8 @@ import time
 
 EXPECTED = "249750.0"  # sum of 0.5 * i over i < 1000: every iteration once
 CASES = [
-    # name, environment added to the run with libselfsched, target (ms)
+    # name, environment added to the run with the library, target (ms)
+    ("empty-library", {}, None),
     ("forwarded", {}, 0.3),
     ("fixed", {"OMP_SCHEDULE": "fss"}, 0.5),
     ("auto-warm", {"OMP_SCHEDULE": "auto"}, 1.0),
@@ -111,10 +114,11 @@ def stripped_copies(build, workdir):
 
 def measure_case(name, extra, program, library, rounds, workdir, copies):
     """Paired timings of one case, and its instruction counts when `copies`
-    (the stripped program and library) are given."""
+    (the stripped program and libselfsched) are given. `library`: the paths
+    of libselfsched and of the empty library."""
     cache = os.path.join(workdir, f"auto-cache-{name}.json") if name == "auto-warm" else "off"
     alone = base_environment(cache)
-    loaded = dict(alone, LD_PRELOAD=library, **extra)
+    loaded = dict(alone, LD_PRELOAD=library[name == "empty-library"], **extra)
     for _ in range(3):  # warms auto's cache, the page cache and the loader's
         run_once(program, loaded)
     runs_alone, runs_with = paired_runs(program, alone, loaded, rounds)
@@ -122,14 +126,15 @@ def measure_case(name, extra, program, library, rounds, workdir, copies):
     if copies:
         stripped_program, stripped_library = copies
         result["ir_alone"] = callgrind_instructions(stripped_program, alone, workdir)
-        result["ir_with"] = callgrind_instructions(stripped_program, dict(loaded, LD_PRELOAD=stripped_library),
-                                                   workdir)
+        preloaded = library[1] if name == "empty-library" else stripped_library
+        result["ir_with"] = callgrind_instructions(stripped_program, dict(loaded, LD_PRELOAD=preloaded), workdir)
     return result
 
 
 def print_table(results, rounds, callgrind):
-    print(f"\n{rounds} paired rounds per case, ms: medians alone / with libselfsched, and the median of the "
-          "per-round differences (added); wall time, then the process's CPU time")
+    print(f"\n{rounds} paired rounds per case, ms: medians alone / with the library preloaded (libselfsched; "
+          "the empty library in its row), and the median of the per-round differences (added); wall time, "
+          "then the process's CPU time")
     head = "| case | wall alone | wall with | wall added | CPU alone | CPU with | CPU added | target |"
     rule = "|---|---|---|---|---|---|---|---|"
     if callgrind:
@@ -140,7 +145,8 @@ def print_table(results, rounds, callgrind):
     for name, _, target in CASES:
         wall, cpu = results[name]["wall"], results[name]["cpu"]
         row = (f"| {name} | {wall['alone']:.2f} | {wall['with']:.2f} | **{wall['added']:.2f}** | "
-               f"{cpu['alone']:.2f} | {cpu['with']:.2f} | **{cpu['added']:.2f}** | <= {target} |")
+               f"{cpu['alone']:.2f} | {cpu['with']:.2f} | **{cpu['added']:.2f}** | "
+               f"{'' if target is None else f'<= {target}'} |")
         if callgrind:
             r = results[name]
             row += f" {r['ir_alone']:,} | {r['ir_with']:,} | {r['ir_with'] - r['ir_alone']:,} |"
@@ -155,8 +161,10 @@ def main():
     args = parser.parse_args()
     build = os.path.realpath(args.build)
     program = os.path.join(build, "bin", "startup_loop")
-    library = os.path.realpath(os.path.join(build, "lib", "libselfsched.so"))
-    for needed in (program, library):
+    # (libselfsched, the empty library)
+    library = (os.path.realpath(os.path.join(build, "lib", "libselfsched.so")),
+               os.path.join(build, "lib", "libstartup_empty_library.so"))
+    for needed in (program, *library):
         if not os.path.exists(needed):
             sys.exit(f"bench_startup: {needed} is missing (make bench-startup builds it)")
     use_callgrind = not args.no_callgrind and shutil.which("valgrind") is not None
