@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
+.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
 
 all: build
 
@@ -74,6 +74,13 @@ bench: build
 # Per-chunk cost of the libomp binding (docs/results/overhead.md); a few minutes.
 bench-omp: build
 	benchmarks/omp/run_bench_omp.sh $(BUILD)
+
+# What loading libselfsched costs a short program, alone and preloaded, paired
+# runs and callgrind counts (docs/results/overhead.md); about a minute.
+STARTUP_ROUNDS ?= 40
+bench-startup: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target selfsched_omp startup_loop startup_empty_library
+	python3 benchmarks/startup/bench_startup.py --build $(BUILD) --rounds $(STARTUP_ROUNDS)
 
 # What a task costs in a task pool, beside OpenMP's own tasks (docs/tasks.md).
 bench-tasks: build

@@ -361,6 +361,20 @@ namespace {
 // first and never start it, so it becomes our only client. libomp's own
 // weak ompt_start_tool is not a tool. A tool defined in the executable
 // itself comes before us and libomp starts it as before.
+// Whether `address` lies in one of the object's loaded segments: the object
+// defines the symbol itself. (dladdr would say the same, searching the
+// object's symbols for the nearest one: most of the cost of this search at
+// start-up.)
+bool inside_object(const dl_phdr_info& info, const void* address) {
+  const auto at = reinterpret_cast<ElfW(Addr)>(address);
+  for (int k = 0; k < info.dlpi_phnum; ++k) {
+    const ElfW(Phdr)& segment = info.dlpi_phdr[k];
+    const ElfW(Addr) start = info.dlpi_addr + segment.p_vaddr;
+    if (segment.p_type == PT_LOAD && at >= start && at < start + segment.p_memsz) return true;
+  }
+  return false;
+}
+
 std::string linked_tool_library(void* ours) {
   // Only libomp starts tools: no search in a process without it (a shell).
   if (dlsym(RTLD_DEFAULT, "__kmpc_fork_call") == nullptr) return {};
@@ -378,10 +392,8 @@ std::string linked_tool_library(void* ours) {
         void* object = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
         if (object == nullptr) return 0;
         const auto defines = [&](const char* name) {
-          void* symbol = dlsym(object, name);
-          Dl_info found{};
-          return symbol != nullptr && dladdr(symbol, &found) != 0 &&
-                 reinterpret_cast<ElfW(Addr)>(found.dli_fbase) == info->dlpi_addr;
+          const void* symbol = dlsym(object, name);
+          return symbol != nullptr && inside_object(*info, symbol);
         };
         const bool is_ours = object == s.ours;
         const bool tool = !is_ours && s.after_ours && defines("ompt_start_tool") && !defines("__kmpc_fork_call") &&

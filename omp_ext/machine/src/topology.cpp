@@ -1,34 +1,35 @@
 #include "selfsched/machine/topology.hpp"
 
-#include <hwloc.h>
-#include <hwloc/glibc-sched.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "hwloc_library.hpp"
+
 namespace selfsched::omp {
 namespace {
 
+namespace hw = hwloc_library;
+
 // An hwloc bitmap that frees itself.
 struct bitmap {
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  hwloc_bitmap_t set = hw::opened().bitmap_alloc();
   bitmap() = default;
   bitmap(const bitmap&) = delete;
   bitmap& operator=(const bitmap&) = delete;
-  ~bitmap() { hwloc_bitmap_free(set); }
+  ~bitmap() { hw::opened().bitmap_free(set); }
 };
 
 std::vector<int> indices(hwloc_const_bitmap_t set) {
   std::vector<int> out;
-  for (int i = hwloc_bitmap_first(set); i >= 0; i = hwloc_bitmap_next(set, i)) out.push_back(i);
+  for (int i = hw::opened().bitmap_first(set); i >= 0; i = hw::opened().bitmap_next(set, i)) out.push_back(i);
   return out;
 }
 
 std::string list_text(hwloc_const_bitmap_t set) {
   char* text = nullptr;
-  if (hwloc_bitmap_list_asprintf(&text, set) < 0) return "?";
+  if (hw::opened().bitmap_list_asprintf(&text, set) < 0) return "?";
   std::string out(text);
   std::free(text);
   return out;
@@ -49,31 +50,32 @@ std::string info_text(const hwloc_info_s* infos, unsigned count, const char* nam
 }  // namespace
 
 std::unique_ptr<machine> machine::load(std::string& error, const cpu_set_t* process_mask) {
+  if (hw::open(error) == nullptr) return nullptr;
   std::unique_ptr<machine> m(new machine);
   hwloc_topology_t topology = nullptr;
-  if (hwloc_topology_init(&topology) != 0) return error = "hwloc_topology_init failed", nullptr;
+  if (hw::opened().topology_init(&topology) != 0) return error = "hwloc_topology_init failed", nullptr;
   m->topology_ = topology;
   // The whole machine, also PUs outside our cgroup (the signature must not
   // change with the job's CPU allocation); no caches or I/O devices, which
   // we never look at.
-  hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-  hwloc_topology_set_cache_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
-  hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
-  if (hwloc_topology_load(topology) != 0)
+  hw::opened().topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  hw::opened().topology_set_cache_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hw::opened().topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (hw::opened().topology_load(topology) != 0)
     return error = std::string("hwloc could not load the topology: ") + std::strerror(errno), nullptr;
 
   // Some virtual machines report PUs but no cores: then each PU is a core.
   const hwloc_obj_type_t core_type =
-      hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
-  const int core_count = hwloc_get_nbobjs_by_type(topology, core_type);
+      hw::count_of_type(topology, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  const int core_count = hw::count_of_type(topology, core_type);
 
-  const int kind_count = hwloc_cpukinds_get_nr(topology, 0);
+  const int kind_count = hw::opened().cpukinds_get_nr(topology, 0);
   for (int k = 0; k < kind_count; ++k) {
     bitmap pus;
     int efficiency = -1;
     unsigned info_count = 0;
     hwloc_info_s* infos = nullptr;
-    if (hwloc_cpukinds_get_info(topology, static_cast<unsigned>(k), pus.set, &efficiency, &info_count, &infos, 0) != 0)
+    if (hw::opened().cpukinds_get_info(topology, static_cast<unsigned>(k), pus.set, &efficiency, &info_count, &infos, 0) != 0)
       continue;
     m->kinds_.push_back({efficiency, indices(pus.set), info_number(infos, info_count, "LinuxCapacity"),
                          info_number(infos, info_count, "FrequencyMaxMHz"), info_text(infos, info_count, "CoreType")});
@@ -84,42 +86,42 @@ std::unique_ptr<machine> machine::load(std::string& error, const cpu_set_t* proc
   bitmap usable;
   cpu_set_t mask;
   if (process_mask != nullptr)
-    hwloc_cpuset_from_glibc_sched_affinity(topology, usable.set, process_mask, sizeof *process_mask);
+    hw::set_from_mask(usable.set, *process_mask);
   else if (sched_getaffinity(0, sizeof mask, &mask) == 0)
-    hwloc_cpuset_from_glibc_sched_affinity(topology, usable.set, &mask, sizeof mask);
+    hw::set_from_mask(usable.set, mask);
   else
-    hwloc_bitmap_copy(usable.set, hwloc_topology_get_allowed_cpuset(topology));
-  if (hwloc_bitmap_intersects(usable.set, hwloc_topology_get_allowed_cpuset(topology)))
-    hwloc_bitmap_and(usable.set, usable.set, hwloc_topology_get_allowed_cpuset(topology));
+    hw::opened().bitmap_copy(usable.set, hw::opened().topology_get_allowed_cpuset(topology));
+  if (hw::opened().bitmap_intersects(usable.set, hw::opened().topology_get_allowed_cpuset(topology)))
+    hw::opened().bitmap_and(usable.set, usable.set, hw::opened().topology_get_allowed_cpuset(topology));
 
   for (int c = 0; c < core_count; ++c) {
-    const hwloc_obj_t core = hwloc_get_obj_by_type(topology, core_type, static_cast<unsigned>(c));
+    const hwloc_obj_t core = hw::object_of_type(topology, core_type, static_cast<unsigned>(c));
     core_info info;
     info.pus = indices(core->cpuset);
-    info.kind = kind_count > 1 ? hwloc_cpukinds_get_by_cpuset(topology, core->cpuset, 0) : (kind_count == 1 ? 0 : -1);
+    info.kind = kind_count > 1 ? hw::opened().cpukinds_get_by_cpuset(topology, core->cpuset, 0) : (kind_count == 1 ? 0 : -1);
     for (int pu : info.pus) {
       if (pu >= static_cast<int>(m->core_of_pu_.size())) m->core_of_pu_.resize(static_cast<std::size_t>(pu) + 1, -1);
       m->core_of_pu_[static_cast<std::size_t>(pu)] = c;
     }
     bitmap here;
-    hwloc_bitmap_and(here.set, core->cpuset, usable.set);
+    hw::opened().bitmap_and(here.set, core->cpuset, usable.set);
     m->usable_pus_.push_back(indices(here.set));
-    if (!hwloc_bitmap_iszero(here.set)) m->usable_cores_.push_back(c);
+    if (!hw::opened().bitmap_iszero(here.set)) m->usable_cores_.push_back(c);
     m->cores_.push_back(std::move(info));
   }
 
-  const hwloc_obj_t package = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PACKAGE, 0);
+  const hwloc_obj_t package = hw::object_of_type(topology, HWLOC_OBJ_PACKAGE, 0);
   const char* model = package ? hwloc_obj_get_info_by_name(package, "CPUModel") : nullptr;
-  if (model == nullptr) model = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topology), "CPUModel");
+  if (model == nullptr) model = hwloc_obj_get_info_by_name(hw::root(topology), "CPUModel");
   std::string signature = model ? model : "unknown CPU";
-  signature += " | " + std::to_string(hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE)) + " package(s), " +
+  signature += " | " + std::to_string(hw::count_of_type(topology, HWLOC_OBJ_PACKAGE)) + " package(s), " +
                std::to_string(core_count) + " cores, PUs " +
-               list_text(hwloc_get_root_obj(topology)->complete_cpuset);
+               list_text(hw::root(topology)->complete_cpuset);
   if (kind_count > 1) {
     signature += " | kinds";
     for (const cpu_kind& kind : m->kinds_) {
       bitmap pus;
-      for (int pu : kind.pus) hwloc_bitmap_set(pus.set, static_cast<unsigned>(pu));
+      for (int pu : kind.pus) hw::opened().bitmap_set(pus.set, static_cast<unsigned>(pu));
       signature += " " + std::to_string(kind.efficiency) + ":" + list_text(pus.set);
     }
   }
@@ -128,7 +130,7 @@ std::unique_ptr<machine> machine::load(std::string& error, const cpu_set_t* proc
 }
 
 machine::~machine() {
-  if (topology_ != nullptr) hwloc_topology_destroy(topology_);
+  if (topology_ != nullptr) hw::opened().topology_destroy(topology_);
 }
 
 int machine::core_of(int pu) const {
@@ -145,12 +147,12 @@ bool machine::bind_this_thread(int core, bool one_pu, std::string& error) const 
   if (pus.empty()) return error = "core " + std::to_string(core) + " has no PU this process may use", false;
   bitmap set;
   for (int pu : pus) {
-    hwloc_bitmap_set(set.set, static_cast<unsigned>(pu));
+    hw::opened().bitmap_set(set.set, static_cast<unsigned>(pu));
     if (one_pu) break;
   }
   // sched_setaffinity, not hwloc_set_cpubind: see load().
   cpu_set_t mask;
-  hwloc_cpuset_to_glibc_sched_affinity(topology_, set.set, &mask, sizeof mask);
+  hw::mask_from_set(set.set, mask);
   if (sched_setaffinity(0, sizeof mask, &mask) != 0)
     return error = "binding to PUs " + list_text(set.set) + " failed: " + std::strerror(errno), false;
   return true;

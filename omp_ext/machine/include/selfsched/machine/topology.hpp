@@ -1,7 +1,8 @@
 // The machine as hwloc sees it: cores, their PUs (hardware threads, by OS
 // index, the numbers sched_getcpu() returns), CPU kinds. Loaded once per
 // process, only when something needs it (about 3 ms of CPU time): computing
-// VP from an SIA file or the CPU kinds, or SELFSCHED_BIND. Also used by
+// VP from an SIA file or the CPU kinds, or SELFSCHED_BIND; hwloc itself is
+// opened then (src/hwloc_library.hpp), not by the loader. Also used by
 // selfsched-calibrate, so the library and the tool agree on what "this
 // machine" is.
 //
