@@ -1,8 +1,8 @@
-// The profile libselfsched writes (SELFSCHED_PROFILE, omp_ext/src/profile.cpp),
-// read back into plain structs with every field type- and range-checked, so
-// that selfsched-report never meets a surprise: a tampered or truncated
-// profile is refused with the field that is wrong, never shown as negative
-// counts and never an exception.
+// The profile libselfsched writes (SELFSCHED_PROFILE,
+// omp_ext/learning/profile.cpp), read back into plain structs with every
+// field type- and range-checked, so that selfsched-report never meets a
+// surprise: a tampered or truncated profile is refused with the field that is
+// wrong, never shown as negative counts and never an exception.
 #pragma once
 
 #include <optional>

@@ -27,9 +27,9 @@
 #include <string_view>
 #include <vector>
 
-#include "platform.hpp"
-#include "sia.hpp"
-#include "topology.hpp"
+#include "selfsched/machine/platform.hpp"
+#include "selfsched/machine/sia.hpp"
+#include "selfsched/machine/topology.hpp"
 
 namespace {
 

@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "files.hpp"
 #include "profile_reader.hpp"
+#include "selfsched/machine/files.hpp"
 #include "svg.hpp"
 
 namespace {

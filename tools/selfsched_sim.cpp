@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "files.hpp"
 #include "profile_reader.hpp"
+#include "selfsched/machine/files.hpp"
 #include "selfsched/sim.hpp"
 #include "selfsched/sim_pools.hpp"
 #include "svg.hpp"

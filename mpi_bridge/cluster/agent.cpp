@@ -28,6 +28,15 @@
 namespace selfsched::cluster {
 namespace {
 
+// Ends the whole job after a message on stderr: a moment first, so that
+// mpirun forwards the message before it kills the ranks.
+[[noreturn]] void end_job(MPI_Comm comm) {
+  std::fflush(stderr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  MPI_Abort(comm, 70);
+  std::abort();
+}
+
 std::atomic<bool> program_ended{false};
 channel* the_channel = nullptr;
 
@@ -62,7 +71,7 @@ class agent {
     if (WIFSIGNALED(status)) {
       std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
                    rank_, WTERMSIG(status), strsignal(WTERMSIG(status)));
-      MPI_Abort(comm_, 70);
+      end_job(comm_);
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 70;
     announce(finish_kind, code);
@@ -94,7 +103,7 @@ class agent {
       case request_kind::fatal:
         std::fprintf(stderr, "%s\n", c.text);
         std::fflush(stderr);
-        MPI_Abort(comm_, 70);
+        end_job(comm_);
         break;
       default:
         c.results[0] = -1;  // not served here
@@ -121,7 +130,7 @@ class agent {
                      "is %s; stopping the job\n",
                      kind_name(kind), other, kind_name(all[2 * q]));
         std::fflush(stderr);
-        MPI_Abort(comm_, 70);
+        end_job(comm_);
       }
     }
     // Everyone agreed; a rank that disagreed waits for rank 0's abort.
@@ -170,7 +179,7 @@ class agent {
   [[noreturn]] void too_big() {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d: one synchronization point moves more than 2 GiB per rank, "
                          "more than the agent can send at once; stopping the job\n", rank_);
-    MPI_Abort(comm_, 70);
+    end_job(comm_);
     std::abort();
   }
 
@@ -188,7 +197,7 @@ class agent {
         (info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED)) {
       std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d's program was killed by signal %d (%s); stopping the job\n",
                    rank_, info.si_status, strsignal(info.si_status));
-      MPI_Abort(comm_, 70);
+      end_job(comm_);
     }
   }
 
@@ -217,9 +226,24 @@ std::string on_path(const std::string& name) {
 int main(int argc, char** argv) {
   using namespace selfsched::cluster;
   int first = 1;
+  if (first < argc && std::strcmp(argv[first], "--help") == 0) {
+    std::printf(
+        "usage: selfsched-cluster-agent [--] PROGRAM [ARGS...]\n"
+        "One rank's agent in cluster mode: it checks PROGRAM, does the rank's MPI, and starts PROGRAM\n"
+        "with libselfsched_cluster preloaded, address randomization off, and the environment of every\n"
+        "rank padded to one size. It is started by selfsched-mpirun --cluster (or by a program run\n"
+        "under mpirun with SELFSCHED_CLUSTER=on), not by hand; see docs/cluster.md.\n"
+        "  --help, --version\n");
+    return 0;
+  }
+  if (first < argc && std::strcmp(argv[first], "--version") == 0) {
+    std::printf("selfsched-cluster-agent %s\n", SELFSCHED_VERSION);
+    return 0;
+  }
   if (first < argc && std::strcmp(argv[first], "--") == 0) ++first;
   if (first >= argc) {
-    std::fprintf(stderr, "usage: selfsched-cluster-agent [--] PROGRAM [ARGS...] (started by selfsched-mpirun --cluster)\n");
+    std::fprintf(stderr, "selfsched-cluster-agent: no program given\n"
+                         "usage: selfsched-cluster-agent [--] PROGRAM [ARGS...] (started by selfsched-mpirun --cluster)\n");
     return 2;
   }
   std::vector<std::string> args(argv + first, argv + argc);
@@ -255,7 +279,7 @@ int main(int argc, char** argv) {
   if (fd < 0 || !ch.ready()) {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot make its channel to the program (%s)\n", rank,
                  std::strerror(errno));
-    MPI_Abort(comm, 70);
+    end_job(comm);
   }
   ch.control().rank = rank;
   ch.control().ranks = ranks;
@@ -277,7 +301,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot make its directory for private copies of the "
                  "program's files in %s (%s)\n", rank, std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp",
                  std::strerror(errno));
-    MPI_Abort(comm, 70);
+    end_job(comm);
   }
   tell_janitor(janitor, private_directory);
 
@@ -301,7 +325,7 @@ int main(int argc, char** argv) {
   if (pid < 0) {
     std::fprintf(stderr, "selfsched-mpirun --cluster: rank %d cannot start '%s' (%s)\n", rank, args[0].c_str(),
                  std::strerror(errno));
-    MPI_Abort(comm, 70);
+    end_job(comm);
   }
   input->start();
   int code = 0;

@@ -60,6 +60,14 @@ bool runtime_gives(int threads) {
   return (dynamic == nullptr || dynamic() == 0) && (limit == nullptr || threads <= limit());
 }
 
+// The next fork runs the cluster-wide team's number of threads here.
+void run_whole_team(const region_state& r) {
+  static const auto push = next_definition<void (*)(ident*, std::int32_t, std::int32_t)>("__kmpc_push_num_threads");
+  static const auto gtid = next_definition<std::int32_t (*)(ident*)>("__kmpc_global_thread_num");
+  auto* loc = static_cast<ident*>(const_cast<void*>(r.site));
+  if (r.team && r.team->size() > 0) push(loc, gtid(loc), r.team->size());
+}
+
 void say_replicated(cluster_process& p) {
   region_state& r = p.region();
   if (p.rank() != 0) return;
@@ -101,13 +109,13 @@ std::string describe_site(const void* loc) {
   return fields[0] + ":" + fields[2] + " in " + fields[1];
 }
 
-void synchronize(ident* loc, std::int32_t gtid, member_state& m) {
+void synchronize(ident* loc, std::int32_t gtid, member_state& m, bool region_end) {
   cluster_process& p = *cluster_process::get();
   region_state& r = p.region();
   local_barrier(loc, gtid);  // this rank's threads are done writing
   if (m.thread == 0) {
     if (r.abort_here.load()) r.replay.store(true);
-    else if (!p.merge_shared()) r.replay.store(true);
+    else if (!p.merge_shared(region_end)) r.replay.store(true);
   }
   local_barrier(loc, gtid);  // everyone knows the answer
   if (r.replay.load()) std::longjmp(m.again, 1);
@@ -133,40 +141,28 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
   auto* loc = static_cast<ident*>(const_cast<void*>(r.site));
   member.thread = *btid;
   in_member = true;
-  if (setjmp(member.again) != 0) {
-    // Back from a conflict, every thread of this rank: memory as the region
-    // found it, then the region again, replicated.
-    local_barrier(loc, *gtid);
-    if (member.thread == 0) {
-      runtime_scope scope;
-      p.roll_back_region();
-      r.shared = false;
-      r.replayed = true;
-      r.replay.store(false);
-      r.abort_here.store(false);
-      if (p.remember_replicated(r.site)) say_replicated(p);
+  if (setjmp(member.again) == 0) {
+    member.shared = r.shared;
+    member.number = r.shared ? r.team->number(p.rank(), member.thread) : member.thread;
+    // Replicated, every thread allocates from the serial arena: rank 0's
+    // memory is every rank's afterwards anyway.
+    set_thread_arena(r.shared ? 1 + member.number : 0, r.shared);
+    void* exit_frame = nullptr;
+    invoke(reinterpret_cast<microtask_t>(r.microtask), *gtid, member.thread, static_cast<int>(r.args.size()),
+           r.args.data(), &exit_frame);
+    // The region's end is a synchronization point.
+    if (member.shared) {
+      synchronize(loc, *gtid, member, true);
+    } else {
+      local_barrier(loc, *gtid);
+      if (member.thread == 0) p.adopt_rank_zero();
     }
     local_barrier(loc, *gtid);
   }
-  member.shared = r.shared;
-  member.number = r.shared ? r.team->number(p.rank(), member.thread) : member.thread;
-  // Replicated, every thread allocates from the serial arena: rank 0's
-  // memory is every rank's afterwards anyway.
-  set_thread_arena(r.shared ? 1 + member.number : 0, r.shared);
-  void* exit_frame = nullptr;
-  invoke(reinterpret_cast<microtask_t>(r.microtask), *gtid, member.thread, static_cast<int>(r.args.size()),
-         r.args.data(), &exit_frame);
-  // The region's end is a synchronization point.
-  if (member.shared) {
-    synchronize(loc, *gtid, member);
-  } else {
-    local_barrier(loc, *gtid);
-    if (member.thread == 0) p.adopt_rank_zero();
-  }
-  local_barrier(loc, *gtid);
+  // Done, or back from a conflict (every thread of this rank, at the same
+  // construct): the team joins, and after_fork decides what comes next.
   set_thread_arena(is_initial_thread() ? 0 : -1, false);
   in_member = false;
-  if (member.thread == 0) p.end_region();
 }
 
 }  // namespace selfsched::cluster
@@ -197,11 +193,16 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
   const void* site = reinterpret_cast<const void*>(registers[0]);
   const int request = pushed_request != 0 ? pushed_request : team_request;
   pushed_request = 0;
-  const std::vector<int> threads = request != 0 ? spread_team(request, p->ranks()) : p->threads_per_rank();
-  const bool shared = p->ranks() > 1 && !p->is_replicated_site(site) && runtime_gives(threads[static_cast<std::size_t>(p->rank())]) &&
-                      std::find(threads.begin(), threads.end(), 0) == threads.end();
-  p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shared, threads);
+  const std::vector<int>& each_rank = p->threads_per_rank();  // the first region's hello, whatever the request
+  const std::vector<int> threads = request != 0 ? spread_team(request, p->ranks()) : each_rank;
+  const bool shareable = p->ranks() > 1 && runtime_gives(threads[static_cast<std::size_t>(p->rank())]) &&
+                         std::find(threads.begin(), threads.end(), 0) == threads.end();
+  const bool shared =
+      p->begin_region(site, microtask, std::move(args), reinterpret_cast<std::uintptr_t>(stack_arguments), shareable, threads);
   feed_next_region(shared);
+  // Replicated, every rank runs the region as one process would: with the
+  // whole cluster-wide team.
+  if (!shared) run_whole_team(p->region());
   return {reinterpret_cast<void*>(&run_member), real};
 }
 
@@ -210,50 +211,108 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
 // its arguments on untouched: it saves the argument registers, asks
 // selfsched_cluster_prepare_fork (above) which function libomp should run
 // (given the caller's stack pointer: above it lie the caller's locals,
-// shared memory), puts the registers back with that function in rdx, and
-// jumps to libomp's __kmpc_fork_call as if called directly. x86-64 only.
-asm(
-    "    .text\n"
-    "    .globl __kmpc_fork_call\n"
-    "    .type __kmpc_fork_call, @function\n"
-    "    .p2align 4\n"
-    "__kmpc_fork_call:\n"
-    "    .cfi_startproc\n"
-    "    pushq %rbp\n"
-    "    .cfi_def_cfa_offset 16\n"
-    "    .cfi_offset %rbp, -16\n"
-    "    movq %rsp, %rbp\n"
-    "    .cfi_def_cfa_register %rbp\n"
-    "    subq $64, %rsp\n"
-    "    movq %rdi, 0(%rsp)\n"
-    "    movq %rsi, 8(%rsp)\n"
-    "    movq %rdx, 16(%rsp)\n"
-    "    movq %rcx, 24(%rsp)\n"
-    "    movq %r8, 32(%rsp)\n"
-    "    movq %r9, 40(%rsp)\n"
-    "    movq %rax, 48(%rsp)\n"
-    "    movq %rsp, %rdi            # the registers\n"
-    "    leaq 16(%rbp), %rsi        # the stack arguments: the caller's stack pointer at the call\n"
-    "    call selfsched_cluster_prepare_fork\n"
-    "    movq %rax, %r10            # the function to run on every thread\n"
-    "    movq %rdx, %r11            # libomp's __kmpc_fork_call\n"
-    "    movq 0(%rsp), %rdi\n"
-    "    movq 8(%rsp), %rsi\n"
-    "    movq %r10, %rdx\n"
-    "    movq 24(%rsp), %rcx\n"
-    "    movq 32(%rsp), %r8\n"
-    "    movq 40(%rsp), %r9\n"
-    "    movq 48(%rsp), %rax\n"
-    "    leave\n"
-    "    .cfi_def_cfa %rsp, 8\n"
-    "    jmp *%r11\n"
-    "    .cfi_endproc\n"
-    "    .size __kmpc_fork_call, .-__kmpc_fork_call\n"
-);
+// shared memory), calls libomp's __kmpc_fork_call with the same registers
+// and a copy of the stack arguments, then asks selfsched_cluster_after_fork
+// whether the region runs again (a conflict), and if so calls libomp again.
+// x86-64 only.
+asm(R"(
+    .text
+    .globl __kmpc_fork_call
+    .type __kmpc_fork_call, @function
+    .p2align 4
+__kmpc_fork_call:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    .cfi_offset %rbp, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register %rbp
+    pushq %rbx
+    pushq %r12
+    .cfi_offset %rbx, -24
+    .cfi_offset %r12, -32
+    subq $64, %rsp
+    movq %rdi, 0(%rsp)
+    movq %rsi, 8(%rsp)
+    movq %rdx, 16(%rsp)
+    movq %rcx, 24(%rsp)
+    movq %r8, 32(%rsp)
+    movq %r9, 40(%rsp)
+    movq %rax, 48(%rsp)
+    movq %rsp, %rdi                 # the registers
+    leaq 16(%rbp), %rsi             # the stack arguments: the caller's stack pointer at the call
+    call selfsched_cluster_prepare_fork
+    movq %rax, 16(%rsp)             # the function every thread runs
+    movq %rdx, %r12                 # libomp's __kmpc_fork_call
+    movq %rsp, %rbx                 # the saved registers
+1:
+    movslq 8(%rbx), %rcx            # argc: arguments past the third are on the stack
+    subq $3, %rcx
+    jle 3f
+    leaq 1(%rcx), %rax
+    andq $-2, %rax                  # a multiple of 16 bytes
+    shlq $3, %rax
+    subq %rax, %rsp
+    xorq %rax, %rax
+2:
+    movq 16(%rbp,%rax,8), %rdx
+    movq %rdx, (%rsp,%rax,8)
+    incq %rax
+    cmpq %rcx, %rax
+    jl 2b
+3:
+    movq 0(%rbx), %rdi
+    movq 8(%rbx), %rsi
+    movq 16(%rbx), %rdx
+    movq 24(%rbx), %rcx
+    movq 32(%rbx), %r8
+    movq 40(%rbx), %r9
+    movq 48(%rbx), %rax
+    call *%r12
+    movq %rbx, %rsp
+    call selfsched_cluster_after_fork
+    testq %rax, %rax
+    jz 4f
+    movq %rax, 16(%rbx)
+    jmp 1b
+4:
+    addq $64, %rsp
+    popq %r12
+    popq %rbx
+    popq %rbp
+    .cfi_def_cfa %rsp, 8
+    ret
+    .cfi_endproc
+    .size __kmpc_fork_call, .-__kmpc_fork_call
+)");
 
 extern "C" {
 
 void __kmpc_fork_call(ident* loc, std::int32_t argc, void* microtask, ...);  // fork_stub.S
+
+// After libomp joined the region's team (fork.cpp's stub calls it): the
+// function to run the region again with, or nullptr when it is over. A
+// conflict sends the region back to its start, replicated, with the whole
+// cluster-wide team on every rank, as one process would run it.
+extern "C" __attribute__((visibility("hidden"))) void* selfsched_cluster_after_fork() {
+  cluster_process* p = cluster_process::get();
+  if (p == nullptr || !p->region().active || in_member || !is_initial_thread()) return nullptr;
+  region_state& r = p->region();
+  if (!r.replay.load()) {
+    p->end_region();
+    return nullptr;
+  }
+  runtime_scope scope;
+  p->roll_back_region();
+  r.shared = false;
+  r.replayed = true;
+  r.replay.store(false);
+  r.abort_here.store(false);
+  if (p->remember_replicated(r.site)) say_replicated(*p);
+  feed_next_region(false);
+  run_whole_team(r);
+  return reinterpret_cast<void*>(&run_member);
+}
 
 // clang's `parallel if(...)`: a true condition is a fork like any other.
 __attribute__((visibility("default"))) void __kmpc_fork_call_if(ident* loc, std::int32_t argc, void* microtask,

@@ -44,7 +44,7 @@ void local_barrier(ident* loc, std::int32_t gtid);
 // A synchronization point of a shared region: this rank's threads meet, its
 // thread 0 merges every rank's writes, and all go on, or all go back to the
 // region's start when the merge found a conflict.
-void synchronize(ident* loc, std::int32_t gtid, member_state& m);
+void synchronize(ident* loc, std::int32_t gtid, member_state& m, bool region_end = false);
 
 // "file:line in function" of a construct, "" when the binary does not say.
 std::string describe_site(const void* loc);

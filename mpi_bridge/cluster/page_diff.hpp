@@ -46,8 +46,10 @@ struct diff_header {
   std::uint32_t magic = 0x53534446;  // "SSDF"
   std::uint32_t rank = 0;
   std::uint32_t flags = 0;           // diff_flags
-  std::uint32_t site = 0;            // where the rank set a flag (its own numbering, for messages)
+  std::uint32_t reserved = 0;
   std::uint64_t layout = 0;          // a hash of the address space's layout: equal on every rank
+  std::uint64_t computed_ns = 0;     // the region's time on this rank so far, outside synchronization points
+  std::uint64_t synchronized_ns = 0; // ... and inside them
   std::uint64_t pages = 0;
   std::uint64_t bytes = 0;           // the whole blob, header included
 };

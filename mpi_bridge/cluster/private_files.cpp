@@ -29,6 +29,7 @@
 
 #include "file_change.hpp"
 #include "interposed.hpp"
+#include "modules.hpp"
 #include "private_view.hpp"
 #include "stream_buffers.hpp"
 
@@ -416,151 +417,200 @@ using namespace selfsched::cluster;
   }
 #define SELFSCHED_EXPORT extern "C" __attribute__((visibility("default")))
 
+namespace {
+// A call from the runtime (libselfsched writing auto's cache or a profile)
+// is its own business on each rank: straight to the C library, no meeting.
+class runtime_caller {
+ public:
+  explicit runtime_caller(void* address) {
+    if (cluster_process::get() != nullptr && caller_is_runtime(reinterpret_cast<std::uintptr_t>(address))) own_.emplace();
+  }
+
+ private:
+  std::optional<own_work_scope> own_;
+};
+}  // namespace
+#define SELFSCHED_FROM_RUNTIME_AS_IS runtime_caller from_runtime(__builtin_return_address(0))
+
 SELFSCHED_EXPORT int open(const char* path, int flags, ...) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_MODE_ARGUMENT(flags);
   SELFSCHED_NEXT(open);
   return open_file(AT_FDCWD, path, flags, mode, [&](int, const char* p) { return real(p, flags, mode); });
 }
 SELFSCHED_EXPORT int open64(const char* path, int flags, ...) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_MODE_ARGUMENT(flags);
   SELFSCHED_NEXT(open64);
   return open_file(AT_FDCWD, path, flags, mode, [&](int, const char* p) { return real(p, flags, mode); });
 }
 SELFSCHED_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_MODE_ARGUMENT(flags);
   SELFSCHED_NEXT(openat);
   return open_file(dirfd, path, flags, mode, [&](int d, const char* p) { return real(d, p, flags, mode); });
 }
 SELFSCHED_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_MODE_ARGUMENT(flags);
   SELFSCHED_NEXT(openat64);
   return open_file(dirfd, path, flags, mode, [&](int d, const char* p) { return real(d, p, flags, mode); });
 }
 // _FORTIFY_SOURCE's checked forms (no mode: they refuse O_CREAT without one).
 SELFSCHED_EXPORT int __open_2(const char* path, int flags) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(__open_2);
   return open_file(AT_FDCWD, path, flags, 0, [&](int, const char* p) { return real(p, flags); });
 }
 SELFSCHED_EXPORT int __open64_2(const char* path, int flags) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(__open64_2);
   return open_file(AT_FDCWD, path, flags, 0, [&](int, const char* p) { return real(p, flags); });
 }
 SELFSCHED_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(__openat_2);
   return open_file(dirfd, path, flags, 0, [&](int d, const char* p) { return real(d, p, flags); });
 }
 SELFSCHED_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(__openat64_2);
   return open_file(dirfd, path, flags, 0, [&](int d, const char* p) { return real(d, p, flags); });
 }
 SELFSCHED_EXPORT int creat(const char* path, mode_t mode) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(creat);
   return open_file(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, [&](int, const char* p) { return real(p, mode); });
 }
 SELFSCHED_EXPORT int creat64(const char* path, mode_t mode) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(creat64);
   return open_file(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, [&](int, const char* p) { return real(p, mode); });
 }
 
 SELFSCHED_EXPORT FILE* fopen(const char* path, const char* mode) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(fopen);
   return open_stream(path, mode, nullptr, [&](const char* p) { return real(p, mode); });
 }
 SELFSCHED_EXPORT FILE* fopen64(const char* path, const char* mode) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(fopen64);
   return open_stream(path, mode, nullptr, [&](const char* p) { return real(p, mode); });
 }
 SELFSCHED_EXPORT FILE* freopen(const char* path, const char* mode, FILE* stream) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(freopen);
   return open_stream(path, mode, stream, [&](const char* p) { return real(p, mode, stream); });
 }
 SELFSCHED_EXPORT FILE* freopen64(const char* path, const char* mode, FILE* stream) {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(freopen64);
   return open_stream(path, mode, stream, [&](const char* p) { return real(p, mode, stream); });
 }
 
 SELFSCHED_EXPORT int unlink(const char* path) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(unlink);
   return remove_path(AT_FDCWD, path, removal::of::file, [&] { return real(path); });
 }
 SELFSCHED_EXPORT int unlinkat(int dirfd, const char* path, int flags) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(unlinkat);
   const auto what = (flags & AT_REMOVEDIR) != 0 ? removal::of::directory : removal::of::file;
   return remove_path(dirfd, path, what, [&] { return real(dirfd, path, flags); });
 }
 SELFSCHED_EXPORT int rmdir(const char* path) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(rmdir);
   return remove_path(AT_FDCWD, path, removal::of::directory, [&] { return real(path); });
 }
 SELFSCHED_EXPORT int remove(const char* path) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(remove);
   return remove_path(AT_FDCWD, path, removal::of::either, [&] { return real(path); });
 }
 
 SELFSCHED_EXPORT int rename(const char* from, const char* to) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(rename);
   return rename_path(AT_FDCWD, from, AT_FDCWD, to, 0, [&] { return real(from, to); });
 }
 SELFSCHED_EXPORT int renameat(int from_dir, const char* from, int to_dir, const char* to) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(renameat);
   return rename_path(from_dir, from, to_dir, to, 0, [&] { return real(from_dir, from, to_dir, to); });
 }
 SELFSCHED_EXPORT int renameat2(int from_dir, const char* from, int to_dir, const char* to, unsigned flags) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(renameat2);
   return rename_path(from_dir, from, to_dir, to, flags, [&] { return real(from_dir, from, to_dir, to, flags); });
 }
 
 SELFSCHED_EXPORT int truncate(const char* path, off_t length) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(truncate);
   return truncate_path(path, length, [&] { return real(path, length); });
 }
 SELFSCHED_EXPORT int truncate64(const char* path, off64_t length) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(truncate64);
   return truncate_path(path, length, [&] { return real(path, length); });
 }
 
 SELFSCHED_EXPORT int mkdir(const char* path, mode_t mode) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(mkdir);
   return make_directory(AT_FDCWD, path, mode, [&] { return real(path, mode); });
 }
 SELFSCHED_EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(mkdirat);
   return make_directory(dirfd, path, mode, [&] { return real(dirfd, path, mode); });
 }
 
 SELFSCHED_EXPORT int stat(const char* path, struct stat* out) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(stat);
   return look_up(AT_FDCWD, path, [&](int, const char* p) { return real(p, out); });
 }
 SELFSCHED_EXPORT int stat64(const char* path, struct stat64* out) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(stat64);
   return look_up(AT_FDCWD, path, [&](int, const char* p) { return real(p, out); });
 }
 SELFSCHED_EXPORT int lstat(const char* path, struct stat* out) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(lstat);
   return look_up(AT_FDCWD, path, [&](int, const char* p) { return real(p, out); });
 }
 SELFSCHED_EXPORT int lstat64(const char* path, struct stat64* out) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(lstat64);
   return look_up(AT_FDCWD, path, [&](int, const char* p) { return real(p, out); });
 }
 SELFSCHED_EXPORT int fstatat(int dirfd, const char* path, struct stat* out, int flags) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(fstatat);
   return look_up(dirfd, path, [&](int d, const char* p) { return real(d, p, out, flags); });
 }
 SELFSCHED_EXPORT int fstatat64(int dirfd, const char* path, struct stat64* out, int flags) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(fstatat64);
   return look_up(dirfd, path, [&](int d, const char* p) { return real(d, p, out, flags); });
 }
 SELFSCHED_EXPORT int statx(int dirfd, const char* path, int flags, unsigned mask, struct statx* out) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(statx);
   return look_up(dirfd, path, [&](int d, const char* p) { return real(d, p, flags, mask, out); });
 }
 SELFSCHED_EXPORT int access(const char* path, int how) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(access);
   return look_up(AT_FDCWD, path, [&](int, const char* p) { return real(p, how); });
 }
 SELFSCHED_EXPORT int faccessat(int dirfd, const char* path, int how, int flags) noexcept {
+  SELFSCHED_FROM_RUNTIME_AS_IS;
   SELFSCHED_NEXT(faccessat);
   return look_up(dirfd, path, [&](int d, const char* p) { return real(d, p, how, flags); });
 }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <cinttypes>
 #include <cstdio>
@@ -223,12 +225,11 @@ std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std
   return all;
 }
 
-void cluster_process::begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
-                                   bool shared, const std::vector<int>& threads) {
+bool cluster_process::begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
+                                   bool shareable, const std::vector<int>& threads) {
   runtime_scope scope;
   region_state& r = region_;
   r.active = true;
-  r.shared = shared;
   r.replayed = false;
   r.site = site;
   r.microtask = microtask;
@@ -239,6 +240,8 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.abort_here.store(false);
   r.why.clear();
   r.written_before = bytes_written();
+  r.started_ns = omp::bridge::now_ns();
+  r.synchronized_ns = 0;
   r.copies_before = open_private_copies();
   // A region started deeper down the stack than any before: track the
   // frames between too (the encountering function's locals are shared).
@@ -257,6 +260,8 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
   tracker_.begin_window(tracked_ranges(), !reconciled_once_, written);
   reconcile(written);
   reconciled_once_ = true;
+  r.shared = shareable && runs_shared(site);
+  return r.shared;
 }
 
 // Serial code runs on every rank, but not always byte for byte alike:
@@ -268,13 +273,30 @@ void cluster_process::begin_region(const void* site, void* microtask, std::vecto
 // job's). The first region compares every tracked page.
 void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
   runtime_scope scope;
-  std::memcpy(channel_->outgoing(), written.data(), written.size() * sizeof(std::uintptr_t));
-  auto lists = exchange(written.size() * sizeof(std::uintptr_t));
+  // Ahead of the list, what the last region's end cost here, and what auto's
+  // cache says of the region beginning (the first time this run meets it;
+  // rank 0's cache is every rank's).
+  struct ahead {
+    std::uint64_t end_ns;
+    std::uint64_t remembered;
+  } mine{finished_ ? finished_->end_ns : 0,
+         sites_.count(region_.site) != 0 ? 0 : static_cast<std::uint64_t>(omp::bridge::remembered_region(region_.site))};
+  std::memcpy(channel_->outgoing(), &mine, sizeof mine);
+  std::memcpy(channel_->outgoing() + sizeof mine, written.data(), written.size() * sizeof(std::uintptr_t));
+  auto lists = exchange(sizeof mine + written.size() * sizeof(std::uintptr_t));
   std::vector<std::uintptr_t> pages;
-  for (const auto& list : lists) {
-    const auto* a = reinterpret_cast<const std::uintptr_t*>(list.data());
-    pages.insert(pages.end(), a, a + list.size() / sizeof(std::uintptr_t));
+  for (std::size_t q = 0; q < lists.size(); ++q) {
+    const auto* a = reinterpret_cast<const std::uintptr_t*>(lists[q].data() + sizeof mine);
+    pages.insert(pages.end(), a, a + (lists[q].size() - sizeof mine) / sizeof(std::uintptr_t));
+    ahead theirs{};
+    std::memcpy(&theirs, lists[q].data(), sizeof theirs);
+    if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
+    if (q == 0 && sites_.count(region_.site) == 0 &&
+        theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated))
+      sites_[region_.site].replicated = true;  // an earlier run found it so
   }
+  if (finished_) choose_next_run(*finished_);
+  finished_.reset();
   std::sort(pages.begin(), pages.end());
   pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
   if (pages.empty()) return;
@@ -308,6 +330,18 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
 
 void cluster_process::end_region() {
   runtime_scope scope;
+  region_state& r = region_;
+  if (r.rank_times.size() == static_cast<std::size_t>(ranks_) && r.team) {
+    finished_region f;
+    f.site = r.site;
+    f.shared = r.shared;
+    f.replayed = r.replayed;
+    for (int q = 0; q < ranks_; ++q) f.threads.push_back(r.team->threads(q));
+    f.rank_times = r.rank_times;
+    f.end_ns = static_cast<std::uint64_t>(r.synchronized_ns) - r.rank_times[static_cast<std::size_t>(rank_)].second;
+    finished_ = std::move(f);
+  }
+  r.rank_times.clear();
   tracker_.end_region();
   region_.active = false;
   region_.args.clear();
@@ -315,13 +349,62 @@ void cluster_process::end_region() {
 
 bool cluster_process::remember_replicated(const void* site) {
   runtime_scope scope;
-  if (is_replicated_site(site)) return false;
-  replicated_sites_.push_back(site);
+  site_record& record = sites_[site];
+  if (record.unshareable) return false;
+  record.unshareable = record.replicated = true;
+  record.why = region_.why;
+  omp::bridge::remember_region(site, omp::bridge::region_choice::replicated);
   return true;
 }
 
-bool cluster_process::is_replicated_site(const void* site) const {
-  return std::find(replicated_sites_.begin(), replicated_sites_.end(), site) != replicated_sites_.end();
+bool cluster_process::runs_shared(const void* site) const {
+  const auto it = sites_.find(site);
+  return it == sites_.end() || !it->second.replicated;
+}
+
+// Shared, a region costs its share of the work plus its merges; replicated,
+// every rank does the whole work (team size / its threads times its share)
+// and sends nothing. A memory-bound loop (a first touch, a copy) moves as
+// many bytes as it computes: it runs replicated from its next run on. The
+// same numbers on every rank (the last exchange carried them), so the same
+// choice. A replicated run slower than shared was keeps the region shared.
+void cluster_process::choose_next_run(const finished_region& f) {
+  site_record& record = sites_[f.site];
+  ++(f.shared ? record.shared_runs : record.replicated_runs);
+  int team = 0;
+  for (int t : f.threads) team += t;
+  double whole = 0, replicated_estimate = 0;
+  for (int q = 0; q < ranks_; ++q) {
+    const auto [computed, synchronized] = f.rank_times[static_cast<std::size_t>(q)];
+    whole = std::max(whole, 1e-9 * static_cast<double>(computed + synchronized));
+    const int threads = std::max(1, f.threads[static_cast<std::size_t>(q)]);
+    replicated_estimate = std::max(replicated_estimate, 1e-9 * static_cast<double>(computed) * team / threads);
+  }
+  if (record.unshareable) return;
+  const bool verbose = rank_ == 0 && omp::bridge::settings().verbose;
+  char line[300];
+  if (f.shared && !f.replayed) {
+    record.shared_s = whole;
+    if (!record.settled && replicated_estimate < 0.9 * whole) {
+      record.replicated = true;
+      omp::bridge::remember_region(f.site, omp::bridge::region_choice::replicated);
+      std::snprintf(line, sizeof line,
+                    "selfsched-mpirun --cluster: the parallel region at %s runs replicated from now on: shared it "
+                    "took %.6f s, whole on every rank it would take about %.6f s",
+                    describe_site(f.site).c_str(), whole, replicated_estimate);
+      if (verbose) say(line);
+    }
+  } else if (!f.shared && record.replicated) {
+    record.replicated_s = whole;
+    if (record.shared_s > 0 && whole > 1.1 * record.shared_s) {
+      record.replicated = false, record.settled = true;
+      omp::bridge::remember_region(f.site, omp::bridge::region_choice::shared);
+      std::snprintf(line, sizeof line,
+                    "selfsched-mpirun --cluster: the parallel region at %s runs shared again: replicated it took "
+                    "%.6f s, shared %.6f s", describe_site(f.site).c_str(), whole, record.shared_s);
+      if (verbose) say(line);
+    }
+  }
 }
 
 namespace {
@@ -336,14 +419,27 @@ std::string describe_flags(std::uint32_t flags) {
 
 }  // namespace
 
-bool cluster_process::merge_shared() {
+bool cluster_process::merge_shared(bool region_end) {
   runtime_scope scope;
   region_state& r = region_;
+  const std::int64_t began = omp::bridge::now_ns();
+  struct account {
+    region_state& r;
+    std::int64_t began;
+    double& merge_s;
+    ~account() {
+      const std::int64_t took = omp::bridge::now_ns() - began;
+      r.synchronized_ns += took;
+      merge_s += 1e-9 * static_cast<double>(took);
+    }
+  } accounted{r, began, sites_[r.site].merge_s};
   const std::vector<address_range> ranges = tracked_ranges();
   diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
   diff_header h;
   h.rank = static_cast<std::uint32_t>(rank_);
   h.flags = r.flags.exchange(0) | (wrote_output() ? flag_wrote_output : 0);
+  h.computed_ns = static_cast<std::uint64_t>(began - r.started_ns - r.synchronized_ns);
+  h.synchronized_ns = static_cast<std::uint64_t>(r.synchronized_ns);
   if (std::vector<private_view::open_copy> now = open_private_copies(); now != r.copies_before) {
     h.flags |= flag_wrote_private;
     r.copies_before = std::move(now);
@@ -353,7 +449,15 @@ bool cluster_process::merge_shared() {
   if (!tracker_.write_diffs(ranges, w))
     stop("selfsched-mpirun --cluster: rank " + std::to_string(rank_) +
          " changed more memory between two synchronization points than one merge can carry (16 GiB)");
-  const auto blobs = exchange(w.finish());
+  const std::size_t sent = w.finish();
+  {
+    site_record& record = sites_[r.site];
+    ++record.merges;
+    record.bytes_sent += sent;
+    diff_reader mine(channel_->outgoing(), sent);
+    record.pages_sent += mine.header().pages;
+  }
+  const auto blobs = exchange(sent);
   bool conflicted = false;
   for (int q = 0; q < ranks_ && !conflicted; ++q) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
@@ -362,6 +466,8 @@ bool cluster_process::merge_shared() {
       stop_everywhere("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
            std::to_string(rank_) + " and rank " + std::to_string(q) +
            " (its serial code allocated differently): its writes cannot be merged");
+    r.rank_times.resize(static_cast<std::size_t>(ranks_));
+    r.rank_times[static_cast<std::size_t>(q)] = {reader.header().computed_ns, reader.header().synchronized_ns};
     if ((reader.header().flags & ~std::uint32_t{flag_wrote_output}) != 0) {
       conflicted = true;
       r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags);
@@ -386,37 +492,58 @@ bool cluster_process::merge_shared() {
     tracker_.apply(reader);
   }
   heap_->settle_deferred(arena_bound_);
-  tracker_.finish_merge(tracked_ranges());  // after the others' runs: an arena may have grown
+  // After the others' runs (an arena may have grown); at the region's end
+  // nothing will be rolled back to its start.
+  tracker_.finish_merge(tracked_ranges(), !region_end);
   return true;
 }
 
 void cluster_process::adopt_rank_zero() {
   runtime_scope scope;
+  region_state& r = region_;
+  const std::int64_t began = omp::bridge::now_ns();
   const std::vector<address_range> ranges = tracked_ranges();
-  diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
-  diff_header h;
-  h.rank = static_cast<std::uint32_t>(rank_);
-  h.layout = layout_hash();
-  w.begin(h);
-  if (!tracker_.write_diffs(ranges, w))
-    stop("selfsched-mpirun --cluster: rank " + std::to_string(rank_) +
-         " changed more memory in a replicated region than one merge can carry (16 GiB)");
-  const std::size_t size = w.finish();
-  const auto blobs = exchange(size);
-  if (rank_ != 0) {
-    const auto& zero = blobs[0];
-    const auto& mine = blobs[static_cast<std::size_t>(rank_)];
-    // The same writes as rank 0's (a deterministic region): nothing to do.
-    const bool same = zero.size() == mine.size() &&
-                      std::memcmp(zero.data() + sizeof(diff_header), mine.data() + sizeof(diff_header),
-                                  zero.size() - sizeof(diff_header)) == 0;
-    if (!same) {
+  // First every rank says what its region wrote (a hash of the pages) and
+  // what it cost; rank 0's diffs travel only when some rank's writes differ
+  // (a region that is not deterministic: a floating-point reduction summed
+  // in another order, a thread number stored).
+  struct summary {
+    std::uint64_t writes, computed_ns, synchronized_ns;
+  } mine{tracker_.hash_written(ranges), static_cast<std::uint64_t>(began - r.started_ns - r.synchronized_ns),
+         static_cast<std::uint64_t>(r.synchronized_ns)};
+  std::memcpy(channel_->outgoing(), &mine, sizeof mine);
+  bool alike = true;
+  std::uint64_t zero_writes = 0;
+  r.rank_times.clear();
+  const auto all = exchange(sizeof mine);
+  for (int q = 0; q < ranks_; ++q) {
+    summary s{};
+    std::memcpy(&s, all[static_cast<std::size_t>(q)].data(), sizeof s);
+    if (q == 0) zero_writes = s.writes;
+    alike = alike && s.writes == zero_writes;
+    r.rank_times.push_back({s.computed_ns, s.synchronized_ns});
+  }
+  if (!alike) {
+    std::size_t size = 0;
+    if (rank_ == 0) {
+      diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
+      diff_header h;
+      h.layout = layout_hash();
+      w.begin(h);
+      if (!tracker_.write_diffs(ranges, w))
+        stop("selfsched-mpirun --cluster: rank 0 changed more memory in a replicated region than one merge can "
+             "carry (16 GiB)");
+      size = w.finish();
+    }
+    const auto zero = exchange(size)[0];
+    if (rank_ != 0 && mine.writes != zero_writes) {
       tracker_.roll_back_window();
       diff_reader reader(zero.data(), zero.size());
       tracker_.apply(reader);
     }
   }
-  tracker_.finish_merge(tracked_ranges());
+  tracker_.finish_merge(tracked_ranges(), false);  // a replicated region never runs again: no undo
+  r.synchronized_ns += omp::bridge::now_ns() - began;
 }
 
 bool cluster_process::wrote_output() const { return bytes_written() > region_.written_before; }
@@ -429,11 +556,18 @@ void cluster_process::roll_back_region() {
   for (const auto& answer : exchange(sizeof mine)) {
     std::uint32_t wrote = 0;
     std::memcpy(&wrote, answer.data(), sizeof wrote);
-    if (wrote)
+    if (wrote) {
+      // Its next run will not be shared, if auto's cache can keep it.
+      remember_replicated(region_.site);
+      const bool kept = omp::bridge::keep_learned_now();
       stop_everywhere("selfsched-mpirun --cluster: the parallel region at " + describe_site(region_.site) +
                       " cannot be shared (" + region_.why +
                       "), and it wrote output before that was found, which running it again would write twice; "
-                      "stopping the job");
+                      "stopping the job" +
+                      (kept ? std::string("; run it again: auto's cache keeps it replicated from its start")
+                            : std::string("; with auto's cache on (SELFSCHED_AUTO_CACHE), a second run keeps it "
+                                          "replicated from its start")));
+    }
   }
   tracker_.discard_window(tracked_ranges());
   tracker_.roll_back_region();
@@ -449,6 +583,26 @@ void cluster_process::ask_agent(request_kind kind, std::initializer_list<std::in
   if (text != nullptr) std::snprintf(c.text, sizeof c.text, "%s", text);
   channel_->call();
   if (results != nullptr) std::memcpy(results, c.results, sizeof c.results);
+}
+
+std::string cluster_process::profile_section() const {
+  runtime_scope scope;
+  nlohmann::json regions = nlohmann::json::array();
+  for (const auto& [site, record] : sites_) {
+    nlohmann::json region{{"region", describe_site(site)},
+                          {"runs_shared", record.shared_runs},
+                          {"runs_replicated", record.replicated_runs},
+                          {"next_run", record.replicated ? "replicated" : "shared"},
+                          {"merges", record.merges},
+                          {"pages_sent", record.pages_sent},
+                          {"bytes_sent", record.bytes_sent},
+                          {"merge_s", record.merge_s}};
+    if (record.shared_s > 0) region["last_shared_s"] = record.shared_s;
+    if (record.replicated_s > 0) region["last_replicated_s"] = record.replicated_s;
+    if (!record.why.empty()) region["unshareable_because"] = record.why;
+    regions.push_back(std::move(region));
+  }
+  return nlohmann::json{{"rank", rank_}, {"ranks", ranks_}, {"regions", std::move(regions)}}.dump();
 }
 
 void cluster_process::say(const std::string& message) {

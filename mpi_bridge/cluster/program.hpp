@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csetjmp>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -39,6 +40,11 @@ struct region_state {
   std::string why;                      // the conflict, for the message
   std::uint64_t written_before = 0;     // bytes this process had written (to files, pipes) when the region began
   std::vector<private_view::open_copy> copies_before;  // this rank's private copies at the window's start
+  std::int64_t started_ns = 0;          // when the region began here
+  std::int64_t synchronized_ns = 0;     // time spent in its synchronization points so far
+  // Each rank's (computed, synchronized) nanoseconds, as the last
+  // synchronization point heard them: at the region's end, what it cost.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rank_times;
 };
 
 // One thread's place in the region.
@@ -65,18 +71,23 @@ class cluster_process {
   const std::vector<int>& threads_per_rank();
 
   // A region of the initial thread begins (shared or replicated) and ends.
-  // `threads`: each rank's team (shared regions).
-  void begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp, bool shared,
-                    const std::vector<int>& threads);
+  // `threads`: each rank's team. The region is shared when it can be
+  // (`shareable`) and its site's record says so (runs_shared); returns that.
+  bool begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
+                    bool shareable, const std::vector<int>& threads);
   void end_region();
-  bool is_replicated_site(const void* site) const;
-  // From now on the region at `site` runs replicated; false if it did already.
+  // Shared or replicated, the next time the region at `site` runs: shared
+  // until it conflicts, or until what it costs shared (merges included)
+  // exceeds what running it whole on every rank would.
+  bool runs_shared(const void* site) const;
+  // From now on the region at `site` runs replicated (it cannot be shared);
+  // false if it did already.
   bool remember_replicated(const void* site);
 
   // At a synchronization point of a shared region, on this rank's thread 0
   // while the others wait: merge every rank's writes. false: a conflict;
   // this window's writes are undone and region().why says what happened.
-  bool merge_shared();
+  bool merge_shared(bool region_end = false);
   // Has this process written to a file or pipe since the region began?
   bool wrote_output() const;
   // At the end of a replicated region: every rank takes rank 0's memory.
@@ -130,7 +141,34 @@ class cluster_process {
   int arena_bound_ = 1;  // arenas that may hold blocks: the serial one and every cluster-wide thread's
   bool reconciled_once_ = false;
   region_state region_;
-  std::vector<const void*> replicated_sites_;
+  // What each region's site cost, shared and replicated (max over ranks).
+  struct site_record {
+    bool unshareable = false;  // it conflicted
+    bool replicated = false;   // the choice for its next run
+    bool settled = false;      // a replicated run came out slower than the estimate: shared for good
+    double shared_s = 0, replicated_s = 0;
+    // What the profile shows (bridge::add_profile_section).
+    std::uint64_t shared_runs = 0, replicated_runs = 0, merges = 0, pages_sent = 0, bytes_sent = 0;
+    double merge_s = 0;
+    std::string why;  // why it cannot be shared, when it cannot
+  };
+  std::map<const void*, site_record> sites_;
+  // The region that ended last, until every rank has heard what its end
+  // cost (the next region's first exchange carries it): then its site's
+  // record chooses how it runs next.
+  struct finished_region {
+    const void* site = nullptr;
+    bool shared = false, replayed = false;
+    std::vector<int> threads;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> rank_times;
+    std::uint64_t end_ns = 0;  // this rank's last synchronization point
+  };
+  std::optional<finished_region> finished_;
+  void choose_next_run(const finished_region& f);
+ public:
+  // The regions as the profile shows them (JSON).
+  std::string profile_section() const;
+ private:
 };
 
 }  // namespace selfsched::cluster

@@ -17,19 +17,19 @@
 #include "allocation.hpp"
 #include "private_view.hpp"
 #include "program.hpp"
+#include "selfsched/bridge.hpp"
+#include "settings.hpp"  // the bridge's table: SELFSCHED_CLUSTER
 
 namespace selfsched::cluster {
 
 namespace {
 
+// SELFSCHED_CLUSTER through the bridge's settings table; each rank reads
+// it, rank 0 (or a process outside any launcher) says what is wrong with it.
 bool cluster_asked() {
-  const char* v = std::getenv("SELFSCHED_CLUSTER");
-  if (v == nullptr) return false;
-  const std::string_view s = v;
-  if (s == "on" || s == "true" || s == "1" || s == "yes") return true;
-  if (!s.empty() && s != "off" && s != "false" && s != "0" && s != "no")
-    std::fprintf(stderr, "selfsched: SELFSCHED_CLUSTER='%s' is not on or off; off\n", v);
-  return false;
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (rank == nullptr) rank = std::getenv("PMIX_RANK");
+  return mpi::detail::current_settings(rank == nullptr || std::strcmp(rank, "0") == 0).cluster;
 }
 
 // Replaces this process with the agent (beside this library: ../bin/).
@@ -67,5 +67,6 @@ __attribute__((constructor)) static void start_cluster_mode() {
   cluster_process::start();
   if (cluster_process::get() == nullptr) return;
   set_thread_arena(0, false);  // the initial thread runs the program's serial code
+  selfsched::omp::bridge::add_profile_section("cluster", [] { return cluster_process::get()->profile_section(); });
   start_private_view();
 }

@@ -160,10 +160,14 @@ void page_tracker::begin_window(const std::vector<address_range>& ranges, bool a
   changed_.clear();
   written.clear();
   for (const address_range& r : ranges) {
+    // A page written in an earlier window stays unprotected (hot): it is
+    // the serial code's only if it differs from its shadow.
     const auto take = [&](std::uintptr_t page) {
       const std::size_t from = lowest(page);
       if (from >= page_bytes) return;
-      std::memcpy(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from);
+      const auto* now = reinterpret_cast<const std::byte*>(page);
+      if (!all && std::memcmp(shadow_of(page) + from, now + from, page_bytes - from) == 0) return;
+      std::memcpy(shadow_of(page) + from, now + from, page_bytes - from);
       written.push_back(page);
     };
     if (all) {
@@ -235,7 +239,25 @@ void page_tracker::keep_for_undo(std::uintptr_t page) {
   undo_used_ += page_bytes;
 }
 
-void page_tracker::finish_merge(const std::vector<address_range>& ranges) {
+std::uint64_t page_tracker::hash_written(const std::vector<address_range>& ranges) {
+  std::uint64_t h = 0;
+  unchanged_.clear();
+  changed_.clear();
+  for (const address_range& r : ranges)
+    for_written(r, [&](std::uintptr_t page) {
+      const std::size_t from = lowest(page);
+      if (from >= page_bytes) return;
+      if (std::memcmp(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from) == 0) {
+        if (from == 0) unchanged_.push_back(page);
+        return;
+      }
+      h = (h ^ hash_page(page)) * 0x9fb21c651e98df25ULL;
+      changed_.push_back(page);  // for roll_back_window
+    });
+  return h;
+}
+
+void page_tracker::finish_merge(const std::vector<address_range>& ranges, bool undo) {
   ++stats_.merges;
   // Whatever differs from its shadow now (this rank's writes, the others'
   // runs, the heap's settled frees) is the shadow of the next window.
@@ -246,7 +268,7 @@ void page_tracker::finish_merge(const std::vector<address_range>& ranges) {
       std::byte* shadow = shadow_of(page);
       const auto* now = reinterpret_cast<const std::byte*>(page);
       if (std::memcmp(shadow + from, now + from, page_bytes - from) == 0) return;
-      keep_for_undo(page);
+      if (undo) keep_for_undo(page);
       std::memcpy(shadow + from, now + from, page_bytes - from);
     });
   for (const address_range& r : ranges)

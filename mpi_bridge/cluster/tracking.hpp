@@ -71,7 +71,12 @@ class page_tracker {
   // The merge is over: every changed page's shadow is its content now (its
   // first shadow of the region kept for undo); pages found unchanged are
   // protected again.
-  void finish_merge(const std::vector<address_range>& ranges);
+  // `undo`: keep the region's first shadows (not at its end, nor in a
+  // region that never runs again).
+  void finish_merge(const std::vector<address_range>& ranges, bool undo = true);
+  // The written pages' contents, hashed together (the same writes on every
+  // rank give the same hash). Cheaper than writing diffs.
+  std::uint64_t hash_written(const std::vector<address_range>& ranges);
   // A conflict: this window's own writes are undone (memory from shadows).
   void roll_back_window();
   // The same before any diff was written: every written page from its shadow.

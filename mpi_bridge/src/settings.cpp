@@ -81,6 +81,10 @@ const setting_row<settings> table[] = {
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
      "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one), hier-mediation (a mediator per node, rank 0 mediating between nodes; docs/tasks.md)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.strategy, strategies); }},
+    {"SELFSCHED_CLUSTER", "off",
+     "on: a program mpirun starts is run on all its ranks as one OpenMP team (cluster mode, docs/cluster.md; "
+     "what selfsched-mpirun --cluster sets, with libselfsched_cluster.so preloaded)",
+     [](std::string_view v, settings& s) { return parse_bool(v, s.cluster); }},
     {"SELFSCHED_POOL_TRANSFER", "priority",
      "which tasks move between ranks (the mediations, receiver, sender): priority (current ones, highest priority "
      "first; ask when none is current) or threshold (any; ask when fewer than threads; docs/tasks.md)",

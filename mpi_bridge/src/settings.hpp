@@ -24,6 +24,7 @@ struct settings {
   bool duplicate = false;                            // SELFSCHED_MPI_RESILIENCE=duplicate
   pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
   bool pool_by_threshold = false;                    // SELFSCHED_POOL_TRANSFER=threshold
+  bool cluster = false;                              // SELFSCHED_CLUSTER
 };
 
 // Read once. `report`: print the warnings for invalid values (rank 0 does;

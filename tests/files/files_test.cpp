@@ -1,6 +1,7 @@
-// The one reader and the one writer of selfsched's files (omp_ext/src/files.hpp):
-// bounded reads that never block or throw, and writes that never follow a
-// symlink and never leave half a file or a temporary behind.
+// The one reader and the one writer of selfsched's files
+// (selfsched/machine/files.hpp): bounded reads that never block or throw, and
+// writes that never follow a symlink and never leave half a file or a
+// temporary behind.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 
 namespace fs = std::filesystem;
 using selfsched::omp::read_json_file;

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "auto_cache_file.hpp"
-#include "files.hpp"
+#include "selfsched/machine/auto_cache_file.hpp"
+#include "selfsched/machine/files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string why;

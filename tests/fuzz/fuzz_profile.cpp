@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "files.hpp"
 #include "profile_reader.hpp"
+#include "selfsched/machine/files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string why;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "selfsched/core/spec.hpp"
-#include "settings.hpp"
+#include "selfsched/settings.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "files.hpp"
-#include "sia.hpp"
+#include "selfsched/machine/files.hpp"
+#include "selfsched/machine/sia.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string why;

@@ -1,9 +1,10 @@
-// The run-queue monitor (omp_ext/src/runqueue.hpp) at the start of a program:
-// a busy process is pinned to one CPU, then a fresh process (this program
-// again, `--first-loop`) binds its two threads with explicit places, one to
-// that CPU and one to another, and runs its first loop. The profile's mean Q
-// over that loop, which starts right after the library loads, must read the
-// shared CPU as about 2 ([1.6, 2.4]) and the idle one as 1 ([0.9, 1.2]).
+// The run-queue monitor (selfsched/machine/runqueue.hpp) at the start of a
+// program: a busy process is pinned to one CPU, then a fresh process (this
+// program again, `--first-loop`) binds its two threads with explicit places,
+// one to that CPU and one to another, and runs its first loop. The profile's
+// mean Q over that loop, which starts right after the library loads, must
+// read the shared CPU as about 2 ([1.6, 2.4]) and the idle one as 1
+// ([0.9, 1.2]).
 // The technique is set by the program (selfsched_set_schedule: Q is first
 // read there) or, with --from-environment, in OMP_SCHEDULE (Q is first read
 // as libomp starts); either way before the loop, and Q must still be right

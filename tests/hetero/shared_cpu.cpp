@@ -1,5 +1,5 @@
 // A thread of an `auto` loop on a CPU another process keeps busy sleeps at
-// barriers instead of spinning (omp_ext/src/barrier_wait.hpp); its team mate
+// barriers instead of spinning (omp_ext/loops/barrier_wait.hpp); its team mate
 // on an idle CPU keeps libomp's wait.
 //
 // A busy process is pinned to one CPU; a fresh process (this program again,

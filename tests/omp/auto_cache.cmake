@@ -1,4 +1,4 @@
-# auto's cache across runs (omp_ext/src/auto_cache.hpp): the second run
+# auto's cache across runs (omp_ext/learning/auto_cache.hpp): the second run
 # starts each site from what the first learned; off writes nothing; a bad
 # cache file is named once and replaced, never a crash; the file is written
 # through a new temporary, so a symlink at its path is replaced, not followed.

@@ -4,7 +4,9 @@
 # naming libselfsched itself must not recurse. Nested regions beside the
 # tool: each keeps its own parallel data, no team is mixed up with another.
 # A tool the program links (not named anywhere) is started alike: libomp
-# would find selfsched's ompt_start_tool first and never start it.
+# would find selfsched's ompt_start_tool first and never start it. A tool
+# named in SELFSCHED_TOOL_LIBRARIES (the settings table's row) is started
+# as one named in OMP_TOOL_LIBRARIES.
 # -DLIB=libselfsched.so -DTOOL=libcounting_tool.so -DPROGRAM=omp_plain_program
 # -DLINKED_TOOL_PROGRAM=the same linked with the tool -DFORMS=omp_loop_forms -DWORK=dir
 file(MAKE_DIRECTORY ${WORK})
@@ -35,6 +37,15 @@ if(err MATCHES "selfsched:")
   message(FATAL_ERROR "selfsched spoke for a correct configuration:\n${err}")
 endif()
 expect_fss_served("the client tool")
+
+file(REMOVE ${profile})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=fss
+                        SELFSCHED_TOOL_LIBRARIES=${TOOL} SELFSCHED_PROFILE=${profile} ${PROGRAM} 20000
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions" OR err MATCHES "selfsched:")
+  message(FATAL_ERROR "a client tool named in SELFSCHED_TOOL_LIBRARIES: exit ${rc}\n${out}\n${err}")
+endif()
+expect_fss_served("a tool named in SELFSCHED_TOOL_LIBRARIES")
 
 # The loops libselfsched leaves to libomp, as the client tool sees them:
 # named by the program's address (libselfsched forwards with a tail call),

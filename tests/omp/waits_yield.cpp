@@ -2,7 +2,7 @@
 // gives its CPU away with sched_yield only when its team has more threads
 // than the process has CPUs: then the thread it waits for may need that CPU.
 // Otherwise a yield hands a CPU shared with another process to that process
-// for a whole time slice (omp_ext/src/spin.hpp).
+// for a whole time slice (selfsched/machine/spin.hpp).
 //
 // This program defines sched_yield itself (exported, so libselfsched's calls
 // land here) and counts the calls made from libselfsched. One thread sleeps

@@ -4,7 +4,7 @@
 # selfsched-run takes the program without "--" as env, nice and taskset do.
 #
 #   cmake -DBIN=dir -DPROGRAM=omp_plain_program -DVERSION=x.y.z -P conventions.cmake
-foreach(tool selfsched-run selfsched-mpirun selfsched-chunks selfsched-report selfsched-calibrate selfsched-sim)
+foreach(tool selfsched-run selfsched-mpirun selfsched-chunks selfsched-report selfsched-calibrate selfsched-sim selfsched-cluster-agent)
   if(NOT EXISTS ${BIN}/${tool})
     continue()  # selfsched-mpirun without MPI, selfsched-sim without SimGrid
   endif()

@@ -1,0 +1,322 @@
+#include "learning/auto_cache.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "learning/profile.hpp"
+#include "selfsched/machine/auto_cache_file.hpp"
+#include "selfsched/machine/files.hpp"
+#include "selfsched/settings.hpp"
+#include "state/site_state.hpp"
+
+namespace selfsched::omp {
+namespace {
+
+using nlohmann::json;
+
+// Every process that runs auto reads the whole file as it starts, so its
+// size is their start-up cost (150 KB took 8 ms here; with 128 threads a
+// site's entry alone is about 10 KB): the binaries used last, within a
+// budget of bytes.
+constexpr std::size_t kept_binaries = 16;
+constexpr std::size_t kept_sites_per_binary = 256;
+constexpr std::size_t kept_bytes = std::size_t{1} << 20;
+
+struct remembered {
+  site_state* state;
+  std::string binary, offset;
+};
+
+struct cache {
+  std::mutex lock;
+  bool loaded = false;
+  std::string path;  // "" : off
+  json binaries = json::object();  // as read at the first lookup
+  std::vector<remembered> sites;
+  std::map<std::pair<std::string, std::string>, std::string> regions;  // (binary, offset) -> cluster mode's choice
+};
+
+cache& the_cache() {
+  static auto* c = new cache;  // never destroyed: the exit handler uses it
+  return *c;
+}
+
+// The GNU build id of the module holding `address`, as hex; "" if none.
+std::string build_id_of(const void* address) {
+  struct search {
+    std::uintptr_t address;
+    std::string id;
+  } s{reinterpret_cast<std::uintptr_t>(address), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto& s = *static_cast<search*>(data);
+        bool inside = false;
+        for (int i = 0; i < info->dlpi_phnum && !inside; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          inside = ph.p_type == PT_LOAD && s.address >= begin && s.address < begin + ph.p_memsz;
+        }
+        if (!inside) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE) continue;
+          const char* note = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+          const char* end = note + ph.p_memsz;
+          while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const auto* header = reinterpret_cast<const ElfW(Nhdr)*>(note);
+            const char* name = note + sizeof(ElfW(Nhdr));
+            const char* desc = name + ((header->n_namesz + 3) & ~3u);
+            if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 && std::string_view(name, 3) == "GNU") {
+              for (unsigned k = 0; k < header->n_descsz; ++k) {
+                char hex[3];
+                std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(desc[k]));
+                s.id += hex;
+              }
+              return 1;
+            }
+            note = desc + ((header->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &s);
+  return s.id;
+}
+
+// The binary holding `address` and the address's place in it; false when
+// it is in no module (then nothing about it is cached).
+bool key_of(const void* address, std::string& binary, std::string& offset) {
+  Dl_info info{};
+  if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return false;
+  binary = build_id_of(address);
+  if (binary.empty()) {  // no build id: the file as it is now
+    struct stat st {};
+    if (stat(info.dli_fname, &st) != 0) return false;
+    binary = std::string(info.dli_fname) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%" PRIxPTR,
+                reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(info.dli_fbase));
+  offset = text;
+  return true;
+}
+
+bool key_of(loop_site site, std::string& binary, std::string& offset) { return key_of(site.call, binary, offset); }
+
+// Under an MPI launcher, the first rank of each node writes: the others ran
+// the same loops, and a thousand ranks replacing one file in a shared home
+// at once is a burst of metadata traffic the file system's other users
+// feel. A node-local home still gets each node's file.
+bool writes_for_its_node() {
+  const char* local_rank = launcher_local_rank([](const char* name) -> const char* { return std::getenv(name); });
+  return local_rank == nullptr || std::strtol(local_rank, nullptr, 10) == 0;
+}
+
+bool write_merged() {
+  cache& c = the_cache();
+  std::lock_guard guard(c.lock);
+  if (c.path.empty()) return false;
+  if ((c.sites.empty() && c.regions.empty()) || !writes_for_its_node()) return true;
+  // Merge with what other processes wrote meanwhile.
+  std::string why;
+  json binaries = json::object();
+  if (std::optional<json> now = read_json_file(c.path, why);
+      now && now->is_object() && now->contains("binaries") && (*now)["binaries"].is_object())
+    binaries = std::move((*now)["binaries"]);
+  const auto used = static_cast<std::int64_t>(std::time(nullptr));
+  for (const remembered& r : c.sites) {
+    json estimates = json::array();
+    double team_rate;
+    int runs;
+    {
+      std::lock_guard site_guard(r.state->tuning_lock);
+      for (const auto_estimate& e : r.state->tuned)
+        estimates.push_back({e.busy_seconds, e.iterations, e.claim_seconds,
+                             static_cast<double>(std::max(e.largest_size, e.last_size))});
+      team_rate = r.state->team_rate;
+      runs = r.state->cached_runs + 1;
+    }
+    if (estimates.empty()) continue;  // the site never finished an instance
+    json& binary = binaries[r.binary];
+    if (!binary.is_object()) binary = json::object();
+    binary["used"] = used;
+    if (!binary.contains("sites") || !binary["sites"].is_object()) binary["sites"] = json::object();
+    json& sites = binary["sites"];
+    sites[r.offset] = {{"threads", estimates.size()}, {"team_rate", team_rate}, {"runs", runs},
+                       {"estimates", std::move(estimates)}};
+    while (sites.size() > kept_sites_per_binary) {
+      auto victim = sites.begin();
+      if (victim.key() == r.offset) ++victim;
+      sites.erase(victim);
+    }
+  }
+  for (const auto& [key, choice] : c.regions) {
+    json& binary = binaries[key.first];
+    if (!binary.is_object()) binary = json::object();
+    binary["used"] = used;
+    if (!binary.contains("regions") || !binary["regions"].is_object()) binary["regions"] = json::object();
+    binary["regions"][key.second] = choice;
+  }
+  // The binaries used last stay; this run's were used now.
+  const auto drop_oldest = [&binaries] {
+    auto oldest = binaries.begin();
+    for (auto b = binaries.begin(); b != binaries.end(); ++b)
+      if (b->value("used", std::int64_t{0}) < oldest->value("used", std::int64_t{0})) oldest = b;
+    binaries.erase(oldest);
+  };
+  while (binaries.size() > kept_binaries) drop_oldest();
+  const auto text = [&binaries] { return json{{"selfsched_auto_cache", 1}, {"binaries", binaries}}.dump() + "\n"; };
+  std::string file = text();
+  while (file.size() > kept_bytes && binaries.size() > 1) {
+    drop_oldest();
+    file = text();
+  }
+  if (!write_file_atomically(c.path, file, 0600, why)) {
+    warn("SELFSCHED_AUTO_CACHE: what auto learned was not kept: %s", why.c_str());
+    return false;
+  }
+  return true;
+}
+
+void write_at_exit() noexcept {
+  try {
+    write_merged();
+  } catch (const std::exception& e) {
+    warn("SELFSCHED_AUTO_CACHE: what auto learned was not kept: %s", e.what());
+  }
+}
+
+// Under c.lock: the file, read once.
+void load(cache& c) {
+  if (c.loaded) return;
+  c.loaded = true;
+  c.path = cache_file_path(current_settings().auto_cache, "auto.json");
+  if (c.path.empty()) return;
+  std::atexit(write_at_exit);
+  std::string why;
+  std::optional<json> file = read_json_file(c.path, why);
+  if (!file) {
+    if (access(c.path.c_str(), F_OK) == 0 || errno != ENOENT)  // no file yet: nothing to say
+      warn("SELFSCHED_AUTO_CACHE: %s; auto starts afresh and the file is replaced at exit", why.c_str());
+    return;
+  }
+  if (!is_auto_cache(*file)) {
+    warn("SELFSCHED_AUTO_CACHE: %s is not a selfsched auto cache (no \"selfsched_auto_cache\": 1 and "
+         "\"binaries\" object); auto starts afresh and the file is replaced at exit", c.path.c_str());
+    return;
+  }
+  c.binaries = std::move((*file)["binaries"]);
+}
+
+}  // namespace
+
+void read_auto_cache() {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+  } catch (const std::exception&) {  // allocation failure: auto runs without the cache
+  }
+}
+
+bool seed_from_auto_cache(site_state& state, loop_site site) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    std::string binary, offset;
+    if (c.path.empty() || !key_of(site, binary, offset)) return false;
+    const auto b = c.binaries.find(binary);
+    if (b == c.binaries.end() || !b->is_object() || !b->contains("sites") || !(*b)["sites"].is_object()) return false;
+    const auto entry = (*b)["sites"].find(offset);
+    if (entry == (*b)["sites"].end()) return false;
+    std::vector<auto_estimate> estimates;
+    double team_rate = 0;
+    int runs = 0;
+    std::string why;
+    if (!parse_site_entry(*entry, estimates, team_rate, runs, why)) {
+      static bool said = false;
+      if (!std::exchange(said, true))
+        warn("SELFSCHED_AUTO_CACHE: %s, site %s of binary %s: %s; that site starts afresh", c.path.c_str(),
+             offset.c_str(), binary.c_str(), why.c_str());
+      return false;
+    }
+    std::lock_guard site_guard(state.tuning_lock);
+    state.tuned = std::move(estimates);
+    state.team_rate = team_rate;
+    state.cached_runs = runs;
+    return true;
+  } catch (const std::exception&) {  // allocation failure: run without the cache
+    return false;
+  }
+}
+
+void remember_for_auto_cache(site_state& state, loop_site site) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    std::string binary, offset;
+    if (!c.path.empty() && key_of(site, binary, offset)) c.sites.push_back({&state, binary, offset});
+  } catch (const std::exception&) {
+  }
+}
+
+std::string cached_region_choice(const void* ident) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    std::string binary, offset;
+    if (c.path.empty() || !key_of(ident, binary, offset)) return {};
+    if (const auto mine = c.regions.find({binary, offset}); mine != c.regions.end()) return mine->second;
+    const auto b = c.binaries.find(binary);
+    if (b == c.binaries.end() || !b->is_object() || !b->contains("regions") || !(*b)["regions"].is_object()) return {};
+    const auto entry = (*b)["regions"].find(offset);
+    if (entry == (*b)["regions"].end() || !entry->is_string()) return {};
+    const std::string choice = entry->get<std::string>();
+    return choice == "shared" || choice == "replicated" ? choice : std::string();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+bool write_auto_cache_now() {
+  try {
+    {
+      cache& c = the_cache();
+      std::lock_guard guard(c.lock);
+      load(c);
+    }
+    return write_merged();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void cache_region_choice(const void* ident, const char* choice) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    std::string binary, offset;
+    if (!c.path.empty() && key_of(ident, binary, offset)) c.regions[{binary, offset}] = choice;
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace selfsched::omp
