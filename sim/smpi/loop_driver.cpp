@@ -127,7 +127,11 @@ void run_outer_chunk(detail::engine& e, std::uint64_t loop, chunk outer, const d
     if (!e.progress(loop, split.remaining(), outer.size)) return;  // a copy finished elsewhere
     const iter_t first = outer.start + c.start;
     const double work = prefix[static_cast<std::size_t>(first + c.size)] - prefix[static_cast<std::size_t>(first)];
-    smpi_execute_flops(work * o.flops);
+    // The benched form: it stops SMPI's timer of the rank's own CPU time
+    // first. smpi_execute_flops leaves it running while the other ranks
+    // run on the same OS thread, and the next MPI call then charges their
+    // CPU time to this rank too (ten times the makespan at 64 ranks).
+    smpi_execute_flops_benched(work * o.flops);
     f.computed += work;
     f.last_end = MPI_Wtime() - start;
   }

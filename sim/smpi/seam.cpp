@@ -63,6 +63,16 @@ const char* setting_value(const char* name) {
 
 void report_misspelt_settings(const char* const* /*valid*/, std::size_t /*count*/) {}
 
+// No profile is written and no auto cache kept: a simulated run learns
+// nothing for the next one, and cluster mode's regions are not simulated.
+void add_profile_section(const char* /*name*/, std::string (*/*json*/)()) {}
+
+region_choice remembered_region(const void* /*ident*/) { return region_choice::unknown; }
+
+void remember_region(const void* /*ident*/, region_choice /*choice*/) {}
+
+bool keep_learned_now() { return false; }
+
 void warn(const char* format, ...) {
   std::va_list args;
   va_start(args, format);
