@@ -110,6 +110,7 @@ struct rank_figures {
   double serving = 0;      // seconds it spent handling messages (serving ranks)
   double power = 0;        // its host's speed (computing ranks)
   std::int64_t outer = 0;  // outer chunks it ran
+  double iterations = 0;   // iterations it ran (all ranks': the loop's n, once each)
 };
 
 // An outer chunk as a team of one thread runs it: inner chunks by the inner
@@ -133,6 +134,7 @@ void run_outer_chunk(detail::engine& e, std::uint64_t loop, chunk outer, const d
     // CPU time to this rank too (ten times the makespan at 64 ranks).
     smpi_execute_flops_benched(work * o.flops);
     f.computed += work;
+    f.iterations += static_cast<double>(c.size);
     f.last_end = MPI_Wtime() - start;
   }
   ++f.outer;
@@ -157,17 +159,18 @@ void serve(detail::engine& e, MPI_Request& everyone_done, rank_figures& f) {
 
 void print_figures(const driver_options& o, int ranks, const rank_figures& mine, const detail::engine& e) {
   double maxima[2] = {mine.last_end, mine.serving}, max[2] = {0, 0};
-  double sums[3] = {mine.computed, mine.power, static_cast<double>(mine.outer)}, sum[3] = {0, 0, 0};
+  double sums[4] = {mine.computed, mine.power, static_cast<double>(mine.outer), mine.iterations};
+  double sum[4] = {0, 0, 0, 0};
   double served = static_cast<double>(e.stats().requests_served), served_all = 0;
   MPI_Reduce(maxima, max, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Reduce(sums, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(sums, sum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&served, &served_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (e.rank() != 0) return;
   const double ideal = sum[0] / sum[1], makespan = max[0];
   std::printf("smpi-loop: transport=%s technique=%s ranks=%d makespan=%.6f ideal=%.6f efficiency=%.4f "
-              "chunks=%.0f served=%.0f master_busy=%.4f\n",
+              "chunks=%.0f served=%.0f master_busy=%.4f iterations=%.0f\n",
               e.stats().transport.c_str(), o.technique.c_str(), ranks, makespan, ideal, ideal / makespan, sum[2],
-              served_all, makespan > 0 ? max[1] / makespan : 0.0);
+              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[3]);
 }
 
 int run(const driver_options& o) {

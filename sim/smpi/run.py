@@ -113,6 +113,8 @@ def run_smpi(a, program, transport, workers, work_dir):
         sys.stderr.write(done.stdout + done.stderr)
         raise SystemExit(f"run.py: the SMPI run failed ({transport}, {workers} workers): {' '.join(command)}")
     figures = dict(kv.split("=", 1) for kv in line.split()[1:])
+    if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
+        raise SystemExit(f"run.py: {transport}, {workers} workers ran {figures['iterations']} iterations of {a.n}")
     wall, rss = time_v(done.stderr)
     figures.update(wall=wall or time.time() - started, rss_mib=rss)
     return figures, platform
