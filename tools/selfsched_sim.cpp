@@ -78,6 +78,10 @@ const char* const usage =
     "  --claim TIME          a master's work per request (default 1us)\n"
     "  --atomic TIME         rma: the window owner's time per fetch-and-add (default 200ns)\n"
     "  --result-bytes B      bytes of results per iteration, sent to the master (default 0)\n"
+    "  --merge-bytes B       cluster mode: bytes each iteration writes, merged to every worker\n"
+    "                        at the loop's end, round a ring (default 0: no merge)\n"
+    "  --merge-page TIME     cluster mode: a worker's time per 4 KiB page it wrote or receives\n"
+    "                        (tracking, diff, apply: make bench-cluster; default 2.5us)\n"
     "  --rows R              a dependence loop (seed 000's mechanism S): the N iterations are\n"
     "                        columns of an R x N wavefront, run in intervals of rows after the\n"
     "                        previous chunk's; needs an s-* or sw-* technique (default 0: none)\n"
@@ -305,6 +309,7 @@ int main(int argc, char** argv) {
   std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
               atomic = "200ns", threads = "1", inner = "fss", inner_claim = "100ns";
   std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0", memory = "0", node_workers = "1";
+  std::string merge_bytes = "0", merge_page = "2.5us";
   std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
       gantt_path;
   bool print_chunks = false, alpha_by_work = false;
@@ -356,6 +361,8 @@ int main(int argc, char** argv) {
     else if (option == "--inner") target = &inner;
     else if (option == "--inner-claim") target = &inner_claim;
     else if (option == "--result-bytes") target = &result_bytes;
+    else if (option == "--merge-bytes") target = &merge_bytes;
+    else if (option == "--merge-page") target = &merge_page;
     else if (option == "--rows") target = &rows;
     else if (option == "--sync-points") target = &sync_points;
     else if (option == "--boundary-bytes") target = &boundary_bytes;
@@ -418,6 +425,8 @@ int main(int argc, char** argv) {
     run.inner_technique = inner;
     run.inner_claim_seconds = ss::parse_seconds(inner_claim, "--inner-claim");
     run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
+    run.merge_bytes = static_cast<double>(count_of(merge_bytes, "--merge-bytes", 0));
+    run.merge_page_seconds = ss::parse_seconds(merge_page, "--merge-page");
     run.rows = count_of(rows, "--rows", 0);
     run.sync_points = count_of(sync_points, "--sync-points", 0);
     run.boundary_bytes = static_cast<double>(count_of(boundary_bytes, "--boundary-bytes", 0));

@@ -3,7 +3,8 @@
 // tracking, the diff against the page's copy, writing the runs, applying
 // them, and the copy's refresh. Pages written for the first time since
 // they were protected pay a minor fault; pages written at every step stay
-// unprotected. `make bench-cluster` (docs/results/cluster.md).
+// unprotected. `make bench-cluster` (docs/results/cluster.md). Beside them,
+// what an untracked program pays for its first write to a fresh page.
 #include <benchmark/benchmark.h>
 #include <sys/mman.h>
 
@@ -75,6 +76,24 @@ BENCHMARK(merge_step)
     ->ArgNames({"pages", "whole", "hot"})
     ->ArgsProduct({{16, 256, 2048}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
+
+// The baseline a machine sets: a program's first write to a fresh page,
+// with no tracking at all (a minor fault and a zeroed page). A tracked
+// page's write fault costs about as much; on VMs whose faults are slow both
+// are, whatever selfsched does.
+void first_touch_untracked(benchmark::State& state) {
+  const auto pages = static_cast<std::size_t>(state.range(0));
+  for (auto _ : state) {
+    void* p = mmap(nullptr, pages * page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return state.SkipWithError("mmap failed");
+    auto* bytes = static_cast<volatile std::byte*>(p);
+    for (std::size_t i = 0; i < pages; ++i) bytes[i * page_bytes] = std::byte{1};
+    munmap(p, pages * page_bytes);
+  }
+  state.counters["per_page"] = benchmark::Counter(static_cast<double>(pages),
+                                                  benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(first_touch_untracked)->ArgNames({"pages"})->Arg(256)->Arg(2048)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

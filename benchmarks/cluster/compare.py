@@ -20,9 +20,10 @@ import time
 
 APPS = {
     "mandelbrot": ["mandelbrot", "--width", "1000", "--height", "2000", "--max-iter", "2000"],
-    "adjoint_convolution": ["adjoint_convolution", "--n", "6000"],
-    "matmul": ["matmul", "--n", "600"],
+    "adjoint_convolution": ["adjoint_convolution", "--n", "80000"],
+    "matmul": ["matmul", "--n", "2000"],
     "monte_carlo": ["monte_carlo", "4000", "40000"],
+    "memory_bound": ["memory_bound", "2000000", "20"],
 }
 
 

@@ -33,8 +33,8 @@ iterations (cache misses, false sharing) counts against it.
 Outputs in --out: matrix.json (config, machine, load, every run, the cells),
 matrix.md (the tables), charts/ (Gantt charts of the best and worst selfsched
 technique per scenario and app, drawn by selfsched-report from a profiled
-run). The generated tables live there only (docs/matrix/NAME when they are
-kept); pages of docs/results/ link to them. Exit status: 0, 1 when a run
+run). The generated tables live there only (benchmarks/results/matrix/NAME
+when they are kept); pages of docs/results/ link to them. Exit status: 0, 1 when a run
 failed (crashed, self-check failed, checksum differs between schedules), 2 on
 bad input. Python 3 standard library only.
 

@@ -220,11 +220,9 @@ std::string on_path(const std::string& name) {
   return name;
 }
 
-}  // namespace
-}  // namespace selfsched::cluster
-
-int main(int argc, char** argv) {
-  using namespace selfsched::cluster;
+// The program and its arguments from the command line; an exit code
+// instead for --help, --version, or no program.
+int parse_arguments(int argc, char** argv, std::vector<std::string>& args) {
   int first = 1;
   if (first < argc && std::strcmp(argv[first], "--help") == 0) {
     std::printf(
@@ -246,8 +244,55 @@ int main(int argc, char** argv) {
                          "usage: selfsched-cluster-agent [--] PROGRAM [ARGS...] (started by selfsched-mpirun --cluster)\n");
     return 2;
   }
-  std::vector<std::string> args(argv + first, argv + argc);
+  args.assign(argv + first, argv + argc);
   args[0] = on_path(args[0]);
+  return -1;
+}
+
+// Rank 0 decides whether the program can run; everyone hears why not ("": it can).
+std::string why_program_cannot_run(MPI_Comm comm, int rank, const std::string& program) {
+  std::string why = rank == 0 ? check_program(program) : std::string();
+  int length = static_cast<int>(why.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  why.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(why.data(), length, MPI_CHAR, 0, comm);
+  return why;
+}
+
+// Every rank's standard output buffered as rank 0's (a terminal under
+// mpirun: by lines, in blocks of its size): the C library sizes the buffer
+// it allocates by the file, and the others write to /dev/null.
+std::string stdout_mode_of_rank_zero(MPI_Comm comm) {
+  int out[2] = {isatty(1), 0};
+  struct stat st{};
+  if (fstat(1, &st) == 0) out[1] = static_cast<int>(st.st_blksize);
+  MPI_Bcast(out, 2, MPI_INT, 0, comm);
+  return std::string(out[0] ? "line:" : "full:") + std::to_string(out[1] > 0 ? out[1] : BUFSIZ);
+}
+
+// The program's environment, of the same size on every rank: its stack
+// starts at the same address everywhere.
+std::vector<std::string> padded_environment(MPI_Comm comm, int rank, int ranks, int channel_fd,
+                                            const std::string& private_directory) {
+  const int error_fd = dup(2);
+  std::vector<std::string> env = program_environment(rank, ranks, channel_fd, error_fd);
+  env.push_back("SELFSCHED_CLUSTER_STDOUT=" + stdout_mode_of_rank_zero(comm));
+  // On every rank, empty on rank 0: the same number of variables, so that
+  // padding can even out their bytes (the kernel aligns the stack after them).
+  env.push_back("SELFSCHED_CLUSTER_PRIVATE=" + private_directory);
+  unsigned long long bytes = environment_bytes(env) + 64, largest = 0;
+  MPI_Allreduce(&bytes, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  pad_environment(env, largest);
+  return env;
+}
+
+}  // namespace
+}  // namespace selfsched::cluster
+
+int main(int argc, char** argv) {
+  using namespace selfsched::cluster;
+  std::vector<std::string> args;
+  if (const int code = parse_arguments(argc, argv, args); code >= 0) return code;
   // A closed standard input would make the next descriptor opened fd 0.
   if (fcntl(0, F_GETFD) < 0) open("/dev/null", O_RDONLY);
   // A program that stops reading its standard input: the relay's write fails instead.
@@ -262,13 +307,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
 
-  // Rank 0 decides whether the program can run; everyone hears why not.
-  std::string why = rank == 0 ? check_program(args[0]) : std::string();
-  int length = static_cast<int>(why.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
-  why.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(why.data(), length, MPI_CHAR, 0, comm);
-  if (!why.empty()) {
+  if (const std::string why = why_program_cannot_run(comm, rank, args[0]); !why.empty()) {
     if (rank == 0) std::fprintf(stderr, "selfsched-mpirun --cluster: %s\n", why.c_str());
     MPI_Finalize();
     return 2;
@@ -286,15 +325,6 @@ int main(int argc, char** argv) {
   ch.control().magic = channel_magic;
   the_channel = &ch;
 
-  // Every rank's standard output buffered as rank 0's (a terminal under
-  // mpirun: by lines, in blocks of its size): the C library sizes the
-  // buffer it allocates by the file, and the others write to /dev/null.
-  int out[2] = {isatty(1), 0};
-  struct stat st{};
-  if (fstat(1, &st) == 0) out[1] = static_cast<int>(st.st_blksize);
-  MPI_Bcast(out, 2, MPI_INT, 0, comm);
-  const std::string stdout_mode = std::string(out[0] ? "line:" : "full:") + std::to_string(out[1] > 0 ? out[1] : BUFSIZ);
-
   auto input = std::make_unique<stdin_relay>(comm, provided);
   const std::string private_directory = rank != 0 ? make_private_directory(rank) : std::string();
   if (rank != 0 && private_directory.empty()) {
@@ -304,18 +334,7 @@ int main(int argc, char** argv) {
     end_job(comm);
   }
   tell_janitor(janitor, private_directory);
-
-  // Every rank's environment the same size: the program's stack starts at
-  // the same address everywhere.
-  const int error_fd = dup(2);
-  std::vector<std::string> env = program_environment(rank, ranks, fd, error_fd);
-  env.push_back("SELFSCHED_CLUSTER_STDOUT=" + stdout_mode);
-  // On every rank, empty on rank 0: the same number of variables, so that
-  // padding can even out their bytes (the kernel aligns the stack after them).
-  env.push_back("SELFSCHED_CLUSTER_PRIVATE=" + private_directory);
-  unsigned long long bytes = environment_bytes(env) + 64, largest = 0;
-  MPI_Allreduce(&bytes, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
-  pad_environment(env, largest);
+  const std::vector<std::string> env = padded_environment(comm, rank, ranks, fd, private_directory);
 
   struct sigaction sa{};
   sa.sa_handler = on_child;

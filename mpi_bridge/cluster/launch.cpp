@@ -100,6 +100,10 @@ std::vector<std::string> program_environment(int rank, int ranks, int channel_fd
     const std::string var = *e;
     // The launcher's per-rank variables: the program calls no MPI, and they
     // differ by rank (and would make the ranks' stacks differ).
+    if (var.starts_with(kept_prefix)) {  // the program's own settings, kept from the agent
+      env.push_back(var.substr(std::strlen(kept_prefix)));
+      continue;
+    }
     if (var.starts_with("OMPI_") || var.starts_with("PMIX_") || var.starts_with("OPAL_") ||
         var.starts_with("PRTE_") || var.starts_with("SELFSCHED_CLUSTER_"))
       continue;

@@ -8,6 +8,12 @@
 
 namespace selfsched::cluster {
 
+// libselfsched's settings that are the program's alone: the process that
+// becomes the agent passes them on under kept_prefix, out of its own
+// libselfsched's sight, and the program gets them back.
+inline constexpr const char* kept_for_program[] = {"SELFSCHED_PROFILE", "SELFSCHED_VERBOSE"};
+inline constexpr const char* kept_prefix = "SELFSCHED_CLUSTER_KEPT_";
+
 // "" when the program can run in cluster mode, else why not (one line):
 // not found, static, not an OpenMP program, GCC's libgomp, calls MPI.
 std::string check_program(const std::string& program);

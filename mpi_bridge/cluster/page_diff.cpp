@@ -129,23 +129,35 @@ conflict find_conflict(std::span<const std::span<const std::byte>> blobs) {
   std::sort(pages.begin(), pages.end(), [](const entry& a, const entry& b) {
     return a.address != b.address ? a.address < b.address : a.blob < b.blob;
   });
-  std::array<std::int16_t, page_bytes> owner;
+  // A page several ranks wrote: its runs sorted by offset. One rank's runs
+  // never overlap each other, so a run that starts before the furthest end
+  // seen so far overlaps the run of another rank that reached it.
+  struct span {
+    std::uint32_t offset, end;
+    int blob;
+  };
+  std::vector<span> spans;
+  const auto rank_of = [&](int blob) {
+    diff_header h{};
+    std::memcpy(&h, blobs[static_cast<std::size_t>(blob)].data(), sizeof h);
+    return static_cast<int>(h.rank);
+  };
   for (std::size_t i = 0; i < pages.size();) {
     std::size_t j = i + 1;
     while (j < pages.size() && pages[j].address == pages[i].address) ++j;
-    if (j - i > 1) {  // written by more than one rank: compare bytes
-      owner.fill(-1);
+    if (j - i > 1) {
+      spans.clear();
       for (std::size_t k = i; k < j; ++k)
         for (const byte_run& run : pages[k].runs)
-          for (std::size_t at = run.offset; at < std::size_t{run.offset} + run.length; ++at) {
-            if (owner[at] >= 0 && owner[at] != pages[k].blob) {
-              diff_header first{}, second{};
-              std::memcpy(&first, blobs[owner[at]].data(), sizeof first);
-              std::memcpy(&second, blobs[pages[k].blob].data(), sizeof second);
-              return {true, pages[i].address + at, static_cast<int>(first.rank), static_cast<int>(second.rank)};
-            }
-            owner[at] = static_cast<std::int16_t>(pages[k].blob);
-          }
+          if (run.length > 0) spans.push_back({run.offset, std::uint32_t{run.offset} + run.length, pages[k].blob});
+      std::sort(spans.begin(), spans.end(), [](const span& a, const span& b) { return a.offset < b.offset; });
+      std::uint32_t furthest = 0;
+      int furthest_blob = -1;
+      for (const span& s : spans) {
+        if (s.offset < furthest && furthest_blob != s.blob)
+          return {true, pages[i].address + s.offset, rank_of(furthest_blob), rank_of(s.blob)};
+        if (s.end > furthest) furthest = s.end, furthest_blob = s.blob;
+      }
     }
     i = j;
   }

@@ -602,7 +602,12 @@ std::string cluster_process::profile_section() const {
     if (!record.why.empty()) region["unshareable_because"] = record.why;
     regions.push_back(std::move(region));
   }
-  return nlohmann::json{{"rank", rank_}, {"ranks", ranks_}, {"regions", std::move(regions)}}.dump();
+  return nlohmann::json{{"rank", rank_},
+                        {"ranks", ranks_},
+                        {"write_tracking", tracker_.write_protected() ? "kernel" : "compare every page"},
+                        {"hot_page_windows", tracker_.protect_after()},
+                        {"regions", std::move(regions)}}
+      .dump();
 }
 
 void cluster_process::say(const std::string& message) {

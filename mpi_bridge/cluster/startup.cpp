@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocation.hpp"
+#include "launch.hpp"
 #include "private_view.hpp"
 #include "program.hpp"
 #include "selfsched/bridge.hpp"
@@ -49,6 +50,15 @@ void become_agent() {
   for (std::size_t at = 0; at < cmdline.size(); at = cmdline.find('\0', at) + 1) argv.push_back(cmdline.data() + at);
   argv.push_back(nullptr);
   setenv("SELFSCHED_CLUSTER_AGENT", "1", 1);
+  // The agent links libselfsched too (the bridge's engine): what it would
+  // report of itself (no loops) must not replace the program's profile nor
+  // add lines to its messages. The agent hands these back to the program.
+  for (const char* name : kept_for_program) {
+    if (const char* value = std::getenv(name)) {
+      setenv((std::string(kept_prefix) + name).c_str(), value, 1);
+      unsetenv(name);
+    }
+  }
   execv(agent.c_str(), argv.data());
   std::fprintf(stderr, "selfsched: SELFSCHED_CLUSTER=on, but the agent %s cannot start (%s)\n", agent.c_str(),
                std::strerror(errno));

@@ -6,9 +6,10 @@
 // copy at the first write: a write to a protected page costs the kernel one
 // minor fault, and a system call writing into such a page just works. A
 // page written in one window stays unprotected (hot) and is compared with
-// its shadow at every synchronization point until it is found unchanged;
+// its shadow at every synchronization point until it has been found
+// unchanged for as many windows as one fault is worth (measured at start);
 // then it is protected again, so a loop that writes the same pages at every
-// step pays the fault once. Without the kernel's help every tracked page is
+// step, or every other step, pays the fault once. Without the kernel's help every tracked page is
 // compared every time: the same result, slower.
 //
 // Pages changed since the parallel region began keep their shadow of that
@@ -92,6 +93,8 @@ class page_tracker {
     std::uint64_t scanned_pages = 0;
   };
   const counters& stats() const { return stats_; }
+  // Windows an unchanged hot page stays unprotected (1: protected at once).
+  unsigned protect_after() const { return protect_after_; }
 
  private:
   std::byte* shadow_of(std::uintptr_t page) const;
@@ -105,6 +108,9 @@ class page_tracker {
   template <typename F>
   void for_written(address_range r, F&& f);
   void protect(std::uintptr_t begin, std::uintptr_t end);
+  unsigned windows_worth_a_fault();
+  // A hot page was found unchanged: protected again after protect_after_ such windows.
+  void found_unchanged(std::uintptr_t page);
   void keep_for_undo(std::uintptr_t page);
 
   int uffd_ = -1, pagemap_ = -1;
@@ -124,6 +130,8 @@ class page_tracker {
   std::uintptr_t stack_floor_ = 0;
   std::vector<std::uintptr_t> changed_;    // pages this window changed (own) or received
   std::vector<std::uintptr_t> unchanged_;  // written pages found unchanged: protect again
+  std::unordered_map<std::uintptr_t, unsigned> idle_windows_;  // hot pages: windows found unchanged in a row
+  unsigned protect_after_ = 1;
   std::vector<byte_run> runs_;
   // Undo: a page's shadow from before its first change in the region.
   std::unordered_map<std::uintptr_t, std::size_t> undo_index_;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -300,7 +301,7 @@ outer_source* install_outer_source(outer_source* source) {
 // Another OMPT tool may run beside ours: libomp starts one tool only (the
 // first ompt_start_tool it finds, ours once we are preloaded or linked), so
 // LLVM's multiplexer (ompt-multiplex.h, shipped with clang) starts the
-// tools named in SELFSCHED_TOOL_LIBRARIES as its client and forwards their
+// client tools chain_tool_libraries() settled and forwards their
 // callbacks, with their own parallel and task data. Without a client it
 // hands libomp our tool unchanged.
 //
@@ -312,12 +313,39 @@ ompt_data_t* client_parallel_data(ompt_data_t* parallel_data) {
   return record != nullptr ? &record->client_data : nullptr;
 }
 ompt_data_t* client_shares_data(ompt_data_t* data) { return data; }
+
+// The client list, settled at start-up before libomp starts our tool.
+std::string& client_tools() {
+  static std::string list;
+  return list;
+}
+
+// The multiplexer reads its variables with getenv and dlopens what it
+// finds: it is handed the settings table's values instead, so that a
+// set-uid program takes neither its clients nor its log file (opened for
+// writing) from the environment.
+const char* multiplexer_variable(const char* name) {
+  const std::string_view wanted = name;
+  const std::string* value = nullptr;
+  if (wanted == "SELFSCHED_TOOL_LIBRARIES") value = &client_tools();
+  else if (wanted == "SELFSCHED_TOOL_VERBOSE_INIT") value = &selfsched::omp::current_settings().tool_verbose_init;
+  // Read only to compare with our log's file name, by strcasecmp: "" when
+  // unset, where the header's own getenv would hand it a null pointer.
+  else if (wanted == "OMP_TOOL_VERBOSE_INIT") {
+    const char* libomp_log = selfsched::omp::setting_value(name);
+    return libomp_log != nullptr ? libomp_log : "";
+  }
+  return value != nullptr && !value->empty() ? value->c_str() : nullptr;
+}
 }  // namespace
 #define OMPT_MULTIPLEX_CUSTOM_GET_CLIENT_PARALLEL_DATA client_parallel_data
 #define OMPT_MULTIPLEX_CUSTOM_GET_CLIENT_TASK_DATA client_shares_data
 #define OMPT_MULTIPLEX_CUSTOM_GET_CLIENT_THREAD_DATA client_shares_data
 #define OMPT_MULTIPLEX_TOOL_NAME "SELFSCHED"
+// <stdlib.h> is included above, so only the header's calls are renamed.
+#define getenv(name) multiplexer_variable(name)
 #include <ompt-multiplex.h>  // renames our ompt_start_tool below to its "own" tool
+#undef getenv
 
 namespace {
 
@@ -371,19 +399,21 @@ std::string linked_tool_library(void* ours) {
 }  // namespace
 
 // A start-up step (startup.cpp): before libomp starts, whatever the order of
-// the constructors of loaded libraries. The multiplexer reads
-// SELFSCHED_TOOL_LIBRARIES from the environment itself, when libomp starts
-// our tool: the variable is left holding what the settings table read (which
-// takes nothing from the environment of a set-uid program), or the tools
-// libomp would have started, and is removed when there are none.
+// the constructors of loaded libraries. The clients are what the settings
+// table read in SELFSCHED_TOOL_LIBRARIES, else the tools libomp would have
+// started, read as the table reads (secure_getenv), never libselfsched
+// itself: starting ourselves as our own client would recurse.
 void selfsched::omp::chain_tool_libraries() {
-  if (!current_settings().tool_libraries.empty()) return;
   Dl_info self{};
   if (dladdr(reinterpret_cast<void*>(&linked_tool_library), &self) == 0) return;
   void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  std::string clients = linked_tool_library(ours);
-  const char* requested = clients.empty() ? getenv("OMP_TOOL_LIBRARIES") : nullptr;
-  if (requested == nullptr) requested = "";
+  std::string requested = current_settings().tool_libraries;
+  if (requested.empty()) requested = linked_tool_library(ours);
+  if (requested.empty()) {
+    const char* libomp_list = setting_value("OMP_TOOL_LIBRARIES");
+    requested = libomp_list != nullptr ? libomp_list : "";
+  }
+  std::string clients;
   for (std::string_view rest = requested; !rest.empty();) {
     const std::size_t colon = rest.find(':');
     const std::string path(rest.substr(0, colon));
@@ -396,8 +426,7 @@ void selfsched::omp::chain_tool_libraries() {
     clients += (clients.empty() ? "" : ":") + path;
   }
   if (ours != nullptr) dlclose(ours);
-  if (!clients.empty()) setenv("SELFSCHED_TOOL_LIBRARIES", clients.c_str(), 1);
-  else unsetenv("SELFSCHED_TOOL_LIBRARIES");
+  client_tools() = std::move(clients);
 }
 
 // libomp looks this symbol up when it initialises (OpenMP 5.0, sec. 4.2.1).

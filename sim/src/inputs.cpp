@@ -328,6 +328,10 @@ void validate(const platform_spec& platform, const run_spec& run) {
   if (!(run.claim_seconds >= 0) || !(run.atomic_seconds >= 0) || !(run.request_bytes >= 0) ||
       !(run.result_bytes >= 0) || !(run.boundary_bytes >= 0))
     throw sim_error("claim and atomic times, request, result and boundary sizes must be >= 0");
+  if (!(run.merge_bytes >= 0) || !std::isfinite(run.merge_bytes) || !(run.merge_page_seconds >= 0) ||
+      !std::isfinite(run.merge_page_seconds))
+    throw sim_error("merge bytes (" + std::to_string(run.merge_bytes) + ") and merge time per page (" +
+                    std::to_string(run.merge_page_seconds) + " s) must be finite and >= 0");
   if (run.rows < 0 || run.rows > 100'000'000) throw sim_error("rows " + std::to_string(run.rows) + " must be in [0, 1e8]");
   if (run.max_chunk < 0) throw sim_error("max chunk " + std::to_string(run.max_chunk) + " must be >= 0 (0: none)");
   if (run.sync_points < 0) throw sim_error("sync points " + std::to_string(run.sync_points) + " must be >= 0 (0: 3 x workers)");

@@ -94,6 +94,7 @@ struct world {
   // speed is the node's bandwidth (platform.flops: a second of traffic at
   // full bandwidth), shared by the traffic of the node's workers.
   std::vector<sg4::Host*> memories;
+  std::vector<iter_t> iterations_run;  // per worker, for cluster mode's merge
 
   double speed(int worker) const {
     if (platform.speeds.empty()) return 1.0;
@@ -350,6 +351,7 @@ void worker_actor(world* w, int k) {
     }
     const double end = sg4::Engine::get_clock();
     done = c.size;
+    w->iterations_run[static_cast<std::size_t>(k)] += c.size;
     w->out.busy[static_cast<std::size_t>(k)] += seconds;
     w->out.makespan = std::max(w->out.makespan, end);
     log_chunk(w, c, k, begin, end);
@@ -555,6 +557,7 @@ void team_thread_actor(world* w, team* t, int thread) {
     const double end = sg4::Engine::get_clock();
     guard.lock();
     w->out.busy[static_cast<std::size_t>(t->rank)] += computing;
+    w->iterations_run[static_cast<std::size_t>(t->rank)] += c.size;
     w->out.makespan = std::max(w->out.makespan, end);
     if (outer.start == t->current.start) t->current_end = std::max(t->current_end, end);
     team::open_chunk& mine = t->open[outer.start];
@@ -758,6 +761,27 @@ hosts build_platform(sg4::Engine& engine, const platform_spec& platform, const r
   return h;
 }
 
+// Cluster mode's merge at the loop's end (run_spec::merge_bytes): worker k
+// diffs the pages it wrote, then the workers pass blocks round a ring, p - 1
+// steps, each applying the block it received (a ring all-gather: every link
+// carries each block once).
+void merge_actor(world* w, int k, const std::vector<double>* wrote) {
+  const int p = static_cast<int>(wrote->size());
+  const auto pages = [&](int q) { return std::ceil((*wrote)[static_cast<std::size_t>(q)] / 4096.0); };
+  const double page_flops = w->run.merge_page_seconds * w->platform.flops;
+  sg4::this_actor::execute(pages(k) * page_flops);
+  static int block;  // the payload: only the bytes' size matters here
+  sg4::Mailbox* mine = own_mailbox("merge-" + std::to_string(k));
+  sg4::Mailbox* next = sg4::Mailbox::by_name("merge-" + std::to_string((k + 1) % p));
+  for (int step = 0; step < p - 1; ++step) {
+    const int sent = (k - step + p) % p, received = (k - step - 1 + p) % p;
+    sg4::CommPtr out = next->put_async(&block, static_cast<std::uint64_t>((*wrote)[static_cast<std::size_t>(sent)]));
+    mine->get<int>();
+    sg4::this_actor::execute(pages(received) * page_flops);
+    out->wait();
+  }
+}
+
 result simulate_here(platform_spec platform, const run_spec& run, std::vector<double> costs) {
   const int masters = run.via == transport::hier ? run.masters : 1;
   sg4::Engine& engine = detail::start_engine();
@@ -784,10 +808,11 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
     }
   }
 
-  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, {}, 0, {}, {}, {}, {}, h.memories};
+  world w{platform, run, std::move(costs), {}, {}, {}, nullptr, {}, {}, 0, {}, {}, {}, {}, h.memories, {}};
   w.prefix.assign(w.costs.size() + 1, 0);
   std::partial_sum(w.costs.begin(), w.costs.end(), w.prefix.begin() + 1);
   w.out.busy.assign(static_cast<std::size_t>(platform.workers), 0);
+  w.iterations_run.assign(static_cast<std::size_t>(platform.workers), 0);
   w.master_busy.assign(static_cast<std::size_t>(masters), 0);
 
   loop_params lp;
@@ -880,6 +905,17 @@ result simulate_here(platform_spec platform, const run_spec& run, std::vector<do
       sg4::Actor::create(worker_box(k) + "-thread-" + std::to_string(thread), host, team_thread_actor, &w, t, thread);
   }
   engine.run();
+  if (run.merge_bytes > 0 && platform.workers > 1) {
+    // Every worker reaches the loop's end barrier before the merge begins.
+    std::vector<double> wrote;
+    for (iter_t ran : w.iterations_run) wrote.push_back(run.merge_bytes * static_cast<double>(ran));
+    const double loop_end = sg4::Engine::get_clock();
+    for (int k = 0; k < platform.workers; ++k)
+      sg4::Actor::create("merge-" + std::to_string(k), workers[static_cast<std::size_t>(k)], merge_actor, &w, k, &wrote);
+    engine.run();
+    w.out.merge_seconds = sg4::Engine::get_clock() - loop_end;
+    w.out.makespan += w.out.merge_seconds;
+  }
 
   double total_work = w.prefix.back(), total_speed = 0;
   for (int k = 0; k < platform.workers; ++k)
@@ -910,13 +946,13 @@ result simulate(const platform_spec& platform, const run_spec& run) {
   const std::string bytes = detail::in_child([&] {
     const result r = simulate_here(platform, run, cached);
     detail::bytes_out out;
-    out.put(r.makespan).put(r.ideal).put(r.efficiency).put(r.master_busy);
+    out.put(r.makespan).put(r.ideal).put(r.efficiency).put(r.master_busy).put(r.merge_seconds);
     out.put(r.chunks).put(r.messages).put(r.reexecuted).put(r.busy).put(r.chunk_log);
     return out.take();
   });
   result r;
   detail::bytes_in in(bytes);
-  in.get(r.makespan), in.get(r.ideal), in.get(r.efficiency), in.get(r.master_busy);
+  in.get(r.makespan), in.get(r.ideal), in.get(r.efficiency), in.get(r.master_busy), in.get(r.merge_seconds);
   in.get(r.chunks), in.get(r.messages), in.get(r.reexecuted), in.get(r.busy), in.get(r.chunk_log);
   return r;
 }

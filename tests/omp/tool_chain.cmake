@@ -81,3 +81,32 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env OMP_TOOL_LIBRARIES=${TOOL} ${FOR
 if(NOT rc EQUAL 0 OR NOT err MATCHES ", 0 saw parallel data not its own")
   message(FATAL_ERROR "nested regions beside a client tool: exit ${rc}\n${out}\n${err}")
 endif()
+
+# The multiplexer gets its variables from the settings table, not from its
+# own getenv: a SELFSCHED_TOOL_LIBRARIES naming libselfsched does not start
+# it as its own client (that would recurse), and its log of the clients'
+# start goes where SELFSCHED_TOOL_VERBOSE_INIT says, naming the list handed
+# to it, also to a file while libomp's OMP_TOOL_VERBOSE_INIT is unset.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIB} OMP_NUM_THREADS=2 OMP_SCHEDULE=gss
+                        SELFSCHED_TOOL_LIBRARIES=${LIB}:${TOOL} SELFSCHED_TOOL_VERBOSE_INIT=stderr ${PROGRAM} 20000
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions")
+  message(FATAL_ERROR "SELFSCHED_TOOL_LIBRARIES naming libselfsched too: exit ${rc}\n${out}\n${err}")
+endif()
+string(FIND "${err}" "SELFSCHED_TOOL_LIBRARIES = ${TOOL}\n" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the multiplexer's log must show the client list without libselfsched:\n${err}")
+endif()
+set(log ${WORK}/tool_chain_multiplex.log)
+file(REMOVE ${log})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_TOOL_VERBOSE_INIT LD_PRELOAD=${LIB} OMP_NUM_THREADS=2
+                        OMP_SCHEDULE=fss OMP_TOOL_LIBRARIES=${TOOL} SELFSCHED_TOOL_VERBOSE_INIT=${log} ${PROGRAM} 20000
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "counting tool: 2 parallel regions" OR NOT EXISTS ${log})
+  message(FATAL_ERROR "SELFSCHED_TOOL_VERBOSE_INIT=${log}: exit ${rc}\n${out}\n${err}")
+endif()
+file(READ ${log} text)
+string(FIND "${text}" "SELFSCHED_TOOL_LIBRARIES = ${TOOL}\n" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the multiplexer's log file must name the client OMP_TOOL_LIBRARIES gave:\n${text}")
+endif()

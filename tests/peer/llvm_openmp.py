@@ -36,7 +36,7 @@ TOOLS = "/usr/lib/llvm-19/bin"
 # Why a test may fail with a technique chosen and still be right: it reads
 # the schedule (OMP_SCHEDULE set in its RUN lines, checked with
 # omp_get_schedule), and SELFSCHED_SCHEDULE chose another one, which
-# omp_get_schedule reports (README, "From code").
+# omp_get_schedule reports (docs/openmp.md, "From code").
 # Or it checks how its OMP_SCHEDULE distributes iterations (named here).
 DISTRIBUTION_CHECKS = {
     "worksharing/for/omp_nonmonotonic_dynamic1.c":

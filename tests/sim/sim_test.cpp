@@ -166,6 +166,32 @@ TEST(Sim, TwoWorkersMatchTheHandComputedMakespan) {
   EXPECT_EQ(s.chunks, 10);
 }
 
+// Cluster mode's merge: two workers ran 500 iterations each, writing a page
+// per iteration; each diffs its 500 pages (10 us each, 5 ms) and applies the
+// other's 500 (5 ms) over a free network: 10 ms after the loop's 50 ms.
+TEST(Sim, ClusterModesMergeMatchesTheHandComputedTime) {
+  platform_spec platform = platform_of(2);
+  platform.latency = 0;
+  platform.bandwidth = 1e18;
+  run_spec run = with_free_claims(run_of("static", 1000, "uniform"));
+  run.merge_bytes = 4096;
+  run.merge_page_seconds = 1e-5;
+  const result r = simulate(platform, run);
+  EXPECT_NEAR(r.merge_seconds, 0.010, 1e-6);
+  EXPECT_NEAR(r.makespan, 0.060, 1e-6);
+  expect_each_iteration_once(r, 1000, "static with a merge");
+  // The pages travel: on real links the merge takes longer, more so with more bytes.
+  platform_spec links = platform_of(4);
+  run_spec few = run, many = run;
+  few.technique = many.technique = "fss";
+  many.merge_bytes = 4 * 4096;
+  const result a = simulate(links, few), b = simulate(links, many);
+  EXPECT_GT(a.merge_seconds, 0.0);
+  EXPECT_GT(b.merge_seconds, 2 * a.merge_seconds);
+  run.merge_bytes = -1;
+  EXPECT_NE(sim_error_of([&] { simulate(platform, run); }).find("merge bytes"), std::string::npos);
+}
+
 // Worker 1 of 4 at a quarter of its speed from 10 to 80 ms: static's
 // makespan grows by the work it lost (70 ms x 0.75 = 52.5 ms); a dynamic
 // technique spreads that over the others.

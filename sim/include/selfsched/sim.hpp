@@ -178,6 +178,16 @@ struct run_spec {
   double boundary_bytes = 8;
   double request_bytes = 64;      // a request, a chunk answer
   double result_bytes = 0;        // per iteration, sent back with the next request
+  // Cluster mode (docs/cluster.md): instead of travelling to a master, the
+  // loop's writes are merged at its end so that every worker holds them all.
+  // Each iteration writes merge_bytes; a worker pays merge_page_seconds (at
+  // speed 1) for each 4 KiB page it wrote (tracking and diff) and each page
+  // it receives (apply), measured by `make bench-cluster`, and the pages go
+  // round a ring of the workers (an all-gather over the platform's links, as
+  // the agents' MPI_Iallgatherv does for large blocks).
+  // 0: no merge (a selfsched::mpi region, results by result_bytes).
+  double merge_bytes = 0;
+  double merge_page_seconds = 2.5e-6;
   bool record_chunks = false;     // keep every chunk (small runs, tests)
   // Alpha techniques (-NN, -auto) split alpha % of the loop's work, known
   // here from the costs, instead of its iterations (seed 003 sec. 3.2;
@@ -199,6 +209,7 @@ struct result {
   std::int64_t chunks = 0, messages = 0;
   std::int64_t reexecuted = 0;  // chunks handed out again (with losses)
   std::vector<double> busy;  // per worker, seconds computing (summed over its threads)
+  double merge_seconds = 0;  // cluster mode: from the loop's last chunk to every worker holding every write
   double master_busy = 0;    // the busiest master's share of the makespan spent serving (its CPU; not its link)
   std::vector<chunk_record> chunk_log;  // in hand-out order, when asked
 };

@@ -40,6 +40,7 @@ struct settings {
   bool profile_chunks = false;     // SELFSCHED_PROFILE_CHUNKS
   bool profile_forwarded = false;  // SELFSCHED_PROFILE_FORWARDED
   std::string tool_libraries;      // SELFSCHED_TOOL_LIBRARIES: "" = the tools libomp would have started
+  std::string tool_verbose_init;   // SELFSCHED_TOOL_VERBOSE_INIT: "" = no log of the other tools' start
 };
 
 // Read once (first call, or the library constructor), never per chunk.
