@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
+.PHONY: all deps configure build test sim-smpi sanitize sanitize-address sanitize-thread sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
 
 all: build
 
@@ -67,6 +67,15 @@ demo: deps configure
 # The application matrix (docs/results/matrix.md): --quick in a minute, --full in about 20.
 matrix: build
 	python3 benchmarks/matrix/matrix.py --full --build $(BUILD)
+
+# The real MPI bridge under SimGrid's SMPI beside selfsched-sim's models
+# (docs/simulation.md): master, rma and hier at SMPI_WORKERS computing ranks
+# (64 by default, seconds; 512 and more take far longer: see the docs);
+# SMPI_ARGS adds or overrides run.py's options.
+SMPI_WORKERS ?= 64
+SMPI_ARGS ?=
+sim-smpi: build
+	python3 sim/smpi/run.py --build $(BUILD) --transport master,rma,hier --workers $(SMPI_WORKERS) --masters 4 --n 20000 $(SMPI_ARGS)
 
 bench: build
 	$(BUILD)/bin/bench_core --benchmark_counters_tabular=true

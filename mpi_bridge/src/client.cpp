@@ -92,20 +92,20 @@ chunk engine::take_next(client_loop& loop) {
   return loop.current;
 }
 
-void engine::serve_inline(bool rate_limited) {
-  if (!serve_inline_) return;
+bool engine::serve_inline(bool rate_limited) {
+  if (!serve_inline_) return false;
   if (rate_limited) {  // MPI_Improbe is not free: at most every few microseconds
     const std::int64_t now = now_ns();
-    if (now - last_serve_ns_ < 2'000) return;
+    if (now - last_serve_ns_ < 2'000) return false;
     last_serve_ns_ = now;
   }
-  server_->poll();
+  return server_->poll();
 }
 
-void engine::serve() {
-  if (!serve_inline_ || !may_call_mpi()) return;
+bool engine::serve() {
+  if (!serve_inline_ || !may_call_mpi()) return false;
   std::lock_guard lock(mutex_);
-  serve_inline(true);
+  return serve_inline(true);
 }
 
 // The progress thread of a serving rank (MPI_THREAD_MULTIPLE).

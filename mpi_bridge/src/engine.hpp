@@ -97,12 +97,13 @@ class engine final : public omp::outer_source, public server_host {
 
   // For loops the MPI layer runs itself (wavefront.cpp): its communicator
   // (the region's duplicate), and answering waiting requests when this rank
-  // serves between its own chunks (a caller spinning on something else).
+  // serves between its own chunks (a caller spinning on something else):
+  // true if a message was handled (sim/smpi/ counts a master's busy time so).
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool runs_copies() const { return duplicate_; }
-  void serve();
+  bool serve();
   // loop_begin for a loop whose chunks every rank must get in increasing
   // order, with thresholds on its chunks.
   std::uint64_t begin_dependence_loop(iter_t n, chunk_bounds bounds);
@@ -126,7 +127,7 @@ class engine final : public omp::outer_source, public server_host {
   bool may_call_mpi() const { return !funneled_ || pthread_equal(pthread_self(), owner_); }
   void ask(client_loop& loop);    // sends (or queues) the request for the loop's next chunk
   void poll(client_loop& loop);   // receives its answer if it has come
-  void serve_inline(bool rate_limited);
+  bool serve_inline(bool rate_limited);
   chunk take_next(client_loop& loop);
   void report_finished(client_loop& loop);  // resilience: `current` is handed out
   void exchange_reports();                   // resilience: send reports, take cancels (may_call_mpi)

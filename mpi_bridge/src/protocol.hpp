@@ -87,17 +87,30 @@ constexpr int chunk_note_length = 3;  // finished, cancel: index, start, size
 
 // A message of `type` elements with `tag` from `source` (or
 // MPI_ANY_SOURCE), if one has arrived: received into `into`; its sender.
+// A matched probe, so that no other thread of the rank can take the message
+// between the probe and the receive. Where MPI lacks it
+// (SELFSCHED_NO_MATCHED_PROBE: SimGrid's SMPI 3.32 declares MPI_Improbe and
+// MPI_Mrecv but aborts in them), a plain probe and a receive from the
+// sender it names: there a rank has one thread (sim/smpi/).
 template <typename T>
 std::optional<int> receive_any(MPI_Comm comm, int source, int tag, MPI_Datatype type, std::vector<T>& into) {
   int arrived = 0;
-  MPI_Message handle;
   MPI_Status status;
+#ifndef SELFSCHED_NO_MATCHED_PROBE
+  MPI_Message handle;
   MPI_Improbe(source, tag, comm, &arrived, &handle, &status);
+#else
+  MPI_Iprobe(source, tag, comm, &arrived, &status);
+#endif
   if (!arrived) return std::nullopt;
   int count = 0;
   MPI_Get_count(&status, type, &count);
   into.resize(static_cast<std::size_t>(count));
+#ifndef SELFSCHED_NO_MATCHED_PROBE
   MPI_Mrecv(into.data(), count, type, &handle, MPI_STATUS_IGNORE);
+#else
+  MPI_Recv(into.data(), count, type, status.MPI_SOURCE, status.MPI_TAG, comm, MPI_STATUS_IGNORE);
+#endif
   return status.MPI_SOURCE;
 }
 

@@ -110,6 +110,7 @@ class server {
                                        int leader, const std::int64_t* queues,
                                        const std::int64_t* reports, int report_count);
   void take_batch(std::uint64_t index, pooled_loop& loop, const std::int64_t* triples, int count);
+  static bool oldest_is_stale(const pooled_loop& loop);
   bool answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank);
   void maybe_refill(std::uint64_t index, pooled_loop& loop);
   void answer(int to, std::uint64_t index, chunk c);

@@ -1,0 +1,222 @@
+// selfsched-smpi-loop: one shared loop run by the real MPI bridge (the
+// engine of mpi_bridge/src, compiled unchanged with smpicxx) on the ranks
+// SimGrid's SMPI simulates, one thread per rank. Each rank feeds the engine
+// as libselfsched's binding feeds it for a team of one thread: it begins the
+// loop, takes outer chunks (next_outer), splits each with the inner
+// technique and reports every inner chunk it takes (progress), then ends
+// the loop (its checkpoint). An inner chunk's compute is charged to the
+// rank's simulated host (smpi_execute_flops) from the cost models
+// selfsched-sim uses (sim/src/inputs.cpp).
+//
+// Serving ranks (master: rank 0; hier: each node's first rank, rank 0 the
+// supermaster too) only serve, by default, on hosts of their own, as
+// seed 004's masters and selfsched-sim's do; --serving computing makes them
+// compute too, serving between their inner chunks (the bridge's default on
+// a real cluster, with a progress thread there).
+//
+// Run by smpirun (sim/smpi/run.py writes the platform and the hostfile);
+// rank 0 prints one line of key=value figures.
+#include <mpi.h>
+#include <smpi/smpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "rank_power.hpp"
+#include "selfsched/core/scheduler.hpp"
+#include "selfsched/core/spec.hpp"
+#include "selfsched/sim.hpp"
+
+namespace {
+
+using selfsched::chunk;
+using selfsched::iter_t;
+namespace detail = selfsched::mpi::detail;
+
+struct driver_options {
+  std::string technique = "fss", transport = "master", inner = "static", cost = "uniform";
+  iter_t n = 10000;
+  double mean = 1e-4, flops = 1e9;
+  std::uint64_t seed = 1;
+  bool dedicated_servers = true;
+};
+
+bool take(const std::string& flag, int& k, int argc, char** argv, std::string& out) {
+  if (argv[k] != flag || k + 1 >= argc) return false;
+  out = argv[++k];
+  return true;
+}
+
+// Bad input: one line on rank 0's stderr, "" when all is well.
+std::string parse_options(int argc, char** argv, driver_options& o) {
+  std::string n, mean, flops, seed, serving;
+  for (int k = 1; k < argc; ++k) {
+    if (take("--technique", k, argc, argv, o.technique) || take("--transport", k, argc, argv, o.transport) ||
+        take("--inner", k, argc, argv, o.inner) || take("--cost", k, argc, argv, o.cost) ||
+        take("--n", k, argc, argv, n) || take("--mean", k, argc, argv, mean) ||
+        take("--flops", k, argc, argv, flops) || take("--seed", k, argc, argv, seed) ||
+        take("--serving", k, argc, argv, serving))
+      continue;
+    return std::string("unknown option or missing value: ") + argv[k];
+  }
+  if (!n.empty()) o.n = std::strtoll(n.c_str(), nullptr, 10);
+  if (!mean.empty()) o.mean = std::strtod(mean.c_str(), nullptr);
+  if (!flops.empty()) o.flops = std::strtod(flops.c_str(), nullptr);
+  if (!seed.empty()) o.seed = std::strtoull(seed.c_str(), nullptr, 10);
+  if (o.n < 1 || !(o.mean > 0) || !(o.flops > 0)) return "--n, --mean and --flops must be > 0";
+  if (!serving.empty() && serving != "dedicated" && serving != "computing")
+    return "--serving takes dedicated or computing, not " + serving;
+  o.dedicated_servers = serving != "computing";
+  if (!selfsched::parse_schedule(o.inner).ok()) return "--inner " + o.inner + " is not a technique";
+  try {
+    selfsched::sim::cost_model::parse(o.cost, o.mean, o.seed);
+  } catch (const selfsched::sim::sim_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The loop's work before each iteration (seconds at speed 1). Computed
+// before MPI_Init, so SMPI charges it to no rank, and once: the ranks share
+// this process (a profile on disk would be read the same way).
+const std::vector<double>& work_prefix(const driver_options& o) {
+  static const std::vector<double> prefix = [&] {
+    const std::vector<double> costs = selfsched::sim::cost_model::parse(o.cost, o.mean, o.seed).costs(o.n);
+    std::vector<double> sums(costs.size() + 1, 0.0);
+    std::partial_sum(costs.begin(), costs.end(), sums.begin() + 1);
+    return sums;
+  }();
+  return prefix;
+}
+
+// Which ranks serve: the master, or every node's first rank (the engine's
+// own rule, nodes.cpp, from SELFSCHED_MPI_NODE_SIZE).
+bool serves(const driver_options& o, int rank) {
+  if (o.transport == "master") return rank == 0;
+  if (o.transport != "hier") return false;
+  const char* size = std::getenv("SELFSCHED_MPI_NODE_SIZE");
+  const long node = size != nullptr ? std::strtol(size, nullptr, 10) : 0;
+  return node > 0 ? rank % node == 0 : rank == 0;
+}
+
+struct rank_figures {
+  double last_end = 0;     // when its last inner chunk ended (s after the start)
+  double computed = 0;     // seconds of work at speed 1 it ran
+  double serving = 0;      // seconds it spent handling messages (serving ranks)
+  double power = 0;        // its host's speed (computing ranks)
+  std::int64_t outer = 0;  // outer chunks it ran
+  double iterations = 0;   // iterations it ran (all ranks': the loop's n, once each)
+};
+
+// An outer chunk as a team of one thread runs it: inner chunks by the inner
+// technique, each reported (progress) before it runs, as libselfsched's
+// binding does after every claim.
+void run_outer_chunk(detail::engine& e, std::uint64_t loop, chunk outer, const driver_options& o, double start,
+                     rank_figures& f) {
+  selfsched::loop_params lp;
+  lp.n = outer.size;
+  const selfsched::schedule_spec inner = selfsched::parse_schedule(o.inner).spec;
+  selfsched::apply_chunk(inner, lp);
+  selfsched::scheduler split(inner, lp);
+  const std::vector<double>& prefix = work_prefix(o);
+  for (chunk c = split.next(0); c.size > 0; c = split.next(0)) {
+    if (!e.progress(loop, split.remaining(), outer.size)) return;  // a copy finished elsewhere
+    const iter_t first = outer.start + c.start;
+    const double work = prefix[static_cast<std::size_t>(first + c.size)] - prefix[static_cast<std::size_t>(first)];
+    // The benched form: it stops SMPI's timer of the rank's own CPU time
+    // first. smpi_execute_flops leaves it running while the other ranks
+    // run on the same OS thread, and the next MPI call then charges their
+    // CPU time to this rank too (ten times the makespan at 64 ranks).
+    smpi_execute_flops_benched(work * o.flops);
+    f.computed += work;
+    f.iterations += static_cast<double>(c.size);
+    f.last_end = MPI_Wtime() - start;
+  }
+  ++f.outer;
+}
+
+void compute(detail::engine& e, std::uint64_t loop, const driver_options& o, double start, rank_figures& f) {
+  f.power = selfsched::smpi::rank_power();
+  for (chunk c = e.next_outer(); c.size > 0; c = e.next_outer()) run_outer_chunk(e, loop, c, o, start, f);
+}
+
+// A serving rank that computes nothing: it serves until every computing
+// rank has run out of chunks (`everyone_done`), counting the time of the
+// polls that handled a message as busy.
+void serve(detail::engine& e, MPI_Request& everyone_done, rank_figures& f) {
+  for (int done = 0; !done;) {
+    const double before = MPI_Wtime();
+    if (e.serve()) f.serving += MPI_Wtime() - before;
+    MPI_Test(&everyone_done, &done, MPI_STATUS_IGNORE);
+    if (!done) sched_yield();  // a simulated microsecond (smpi_workarounds.h)
+  }
+}
+
+void print_figures(const driver_options& o, int ranks, const rank_figures& mine, const detail::engine& e) {
+  double maxima[2] = {mine.last_end, mine.serving}, max[2] = {0, 0};
+  double sums[4] = {mine.computed, mine.power, static_cast<double>(mine.outer), mine.iterations};
+  double sum[4] = {0, 0, 0, 0};
+  double served = static_cast<double>(e.stats().requests_served), served_all = 0;
+  MPI_Reduce(maxima, max, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(sums, sum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&served, &served_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (e.rank() != 0) return;
+  const double ideal = sum[0] / sum[1], makespan = max[0];
+  std::printf("smpi-loop: transport=%s technique=%s ranks=%d makespan=%.6f ideal=%.6f efficiency=%.4f "
+              "chunks=%.0f served=%.0f master_busy=%.4f iterations=%.0f\n",
+              e.stats().transport.c_str(), o.technique.c_str(), ranks, makespan, ideal, ideal / makespan, sum[2],
+              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[3]);
+}
+
+int run(const driver_options& o) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const bool serve_only = o.dedicated_servers && serves(o, rank);
+  detail::engine e(MPI_COMM_WORLD, selfsched::mpi::options().schedule(o.technique).transport(o.transport),
+                   detail::serving::program_elsewhere);
+  rank_figures f;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  const std::uint64_t loop = e.loop_begin_elsewhere(1, o.n);
+  MPI_Request everyone_done = MPI_REQUEST_NULL;
+  if (serve_only) {
+    MPI_Ibarrier(MPI_COMM_WORLD, &everyone_done);
+    serve(e, everyone_done, f);
+  } else {
+    compute(e, loop, o, start, f);
+    if (o.dedicated_servers) {  // the serving ranks wait for this
+      MPI_Ibarrier(MPI_COMM_WORLD, &everyone_done);
+      MPI_Wait(&everyone_done, MPI_STATUS_IGNORE);
+    }
+  }
+  e.loop_end();  // the ranks' checkpoint
+  print_figures(o, ranks, f, e);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  driver_options o;
+  const std::string bad = parse_options(argc, argv, o);
+  if (bad.empty()) work_prefix(o);
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  selfsched::smpi::set_reference_flops(o.flops);
+  int status = 2;
+  if (!bad.empty()) {
+    if (rank == 0) std::fprintf(stderr, "selfsched-smpi-loop: %s\n", bad.c_str());
+  } else {
+    status = run(o);
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,46 @@
+// Forced into every source of the SMPI build (-include), after smpicxx's
+// own smpi_helpers.h (which maps sleep, nanosleep and clock_gettime onto
+// simulated time): what SimGrid's SMPI 3.32 lacks for the bridge, each
+// named, mended here rather than in the bridge's code.
+#pragma once
+
+#include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+int smpi_usleep(useconds_t usecs);
+#ifdef __cplusplus
+}
+#endif
+
+// 1. sched_yield takes no simulated time. A rank waiting for a message
+//    yields its core between polls (mpi_bridge/src/waiting.hpp, rma.cpp);
+//    on a real machine that costs it about a microsecond. Under SMPI a
+//    yield that took no simulated time would poll again at the same instant
+//    for ever, and the message it waits for could never arrive.
+#define sched_yield() smpi_usleep(1)
+
+// 2. MPI_Is_thread_main is true on one simulated rank only (SMPI answers
+//    "is this the actor of pid 1"), and MPI_Init_thread / MPI_Query_thread
+//    give MPI_THREAD_SINGLE whatever is asked. Every simulated rank is a
+//    process of one thread, its main thread, which alone calls MPI: that is
+//    MPI_THREAD_FUNNELED, what the bridge's regions and task pools ask of a
+//    rank whose other threads do not call MPI.
+static inline int selfsched_smpi_is_thread_main(int* flag) {
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+static inline int selfsched_smpi_query_thread(int* provided) {
+  *provided = MPI_THREAD_FUNNELED;
+  return MPI_SUCCESS;
+}
+static inline int selfsched_smpi_init_thread(int* argc, char*** argv, int required, int* provided) {
+  *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  return MPI_Init(argc, argv);
+}
+#define MPI_Is_thread_main(flag) selfsched_smpi_is_thread_main(flag)
+#define MPI_Query_thread(provided) selfsched_smpi_query_thread(provided)
+#define MPI_Init_thread(argc, argv, required, provided) selfsched_smpi_init_thread(argc, argv, required, provided)
