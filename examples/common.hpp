@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -255,14 +256,16 @@ inline double thread_cpu_seconds() {
 // readings.
 inline double thread_cpu_clock_reading_seconds() {
   constexpr int readings = 65;
-  double steps[readings - 1], previous = thread_cpu_seconds();
+  std::array<double, readings - 1> steps{};
+  double previous = thread_cpu_seconds();
   for (double& step : steps) {
     const double now = thread_cpu_seconds();
     step = now - previous;
     previous = now;
   }
-  std::nth_element(steps, steps + (readings - 1) / 2, steps + readings - 1);
-  return steps[(readings - 1) / 2];
+  const auto median = steps.begin() + steps.size() / 2;
+  std::nth_element(steps.begin(), median, steps.end());
+  return *median;
 }
 
 // ------------------------------------------------------- per-iteration hook

@@ -80,7 +80,7 @@ constexpr double left_margin = 190, right_margin = 30, top_margin = 50, row_heig
 constexpr double chart_width = 1000;
 
 // One bar per chunk, one row per thread; the number in a bar is its size.
-bool gantt_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path) {
+bool gantt_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path, std::string& why) {
   const std::vector<thread_record>& threads = loop.threads;
   double span = loop.makespan_s;
   for (const chunk_record& c : loop.chunks) span = std::max(span, c.end_s);
@@ -117,12 +117,12 @@ bool gantt_chart(const site_record& site, const loop_record& loop, const std::fi
       chart.text(x + w / 2, y + row_height * 0.65, label, "middle", 10, "white");
   }
   time_axis(chart, left_margin, right, plot_bottom, span);
-  return chart.save(path);
+  return chart.save(path, why);
 }
 
 // Busy, scheduling, waiting for other ranks (MPI regions) and wait time of
 // each thread, stacked, over the makespan.
-bool busy_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path) {
+bool busy_chart(const site_record& site, const loop_record& loop, const std::filesystem::path& path, std::string& why) {
   const std::vector<thread_record>& threads = loop.threads;
   double span = loop.makespan_s;
   for (const thread_record& t : threads)
@@ -155,7 +155,7 @@ bool busy_chart(const site_record& site, const loop_record& loop, const std::fil
     }
   }
   time_axis(chart, left_margin, right, plot_bottom, span);
-  return chart.save(path);
+  return chart.save(path, why);
 }
 
 // "examples/mandelbrot.cpp:57" -> "mandelbrot.cpp_57": a file name.
@@ -291,11 +291,12 @@ static int report(int argc, char** argv) {
       if (ec) fail("cannot create --out '" + out_dir + "': " + ec.message(), 1);
       const std::string stem = file_stem(site.site) + "-i" + std::to_string(loop->instance);
       const std::filesystem::path busy = std::filesystem::path(out_dir) / (stem + "-busy.svg");
-      if (!busy_chart(site, *loop, busy)) fail("cannot write " + busy.string(), 1);
+      std::string why;
+      if (!busy_chart(site, *loop, busy, why)) fail(why, 1);
       std::string written = busy.string();
       if (loop->has_chunks) {
         const std::filesystem::path gantt = std::filesystem::path(out_dir) / (stem + "-gantt.svg");
-        if (!gantt_chart(site, *loop, gantt)) fail("cannot write " + gantt.string(), 1);
+        if (!gantt_chart(site, *loop, gantt, why)) fail(why, 1);
         written = gantt.string() + " " + written;
       } else {
         written += " (no Gantt chart: run with SELFSCHED_PROFILE_CHUNKS=1)";

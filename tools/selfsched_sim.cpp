@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <optional>
 #include <iostream>
 #include <string>
@@ -223,7 +223,8 @@ struct sweep_point {
 
 // Efficiency against workers (log2 axis), one line per technique and
 // transport: where a scheme stops scaling.
-bool efficiency_chart(const std::vector<sweep_point>& points, const std::string& title, const std::string& path) {
+bool efficiency_chart(const std::vector<sweep_point>& points, const std::string& title, const std::string& path,
+                      std::string& why) {
   namespace st = selfsched::tools;
   constexpr double left = 70, right = 760, top = 50, bottom = 380, width = 1000, height = 440;
   std::vector<std::string> series;
@@ -266,11 +267,12 @@ bool efficiency_chart(const std::vector<sweep_point>& points, const std::string&
     chart.rect(right + 20, y - 9, 12, 12, colour);
     chart.text(right + 38, y + 1, series[k], "start", 11);
   }
-  return chart.save(path);
+  return chart.save(path, why);
 }
 
 // One bar per chunk, one row per worker (small runs).
-bool gantt_chart(const ss::result& r, int workers, const std::string& title, const std::string& path) {
+bool gantt_chart(const ss::result& r, int workers, const std::string& title, const std::string& path,
+                 std::string& why) {
   namespace st = selfsched::tools;
   constexpr double left = 90, right = 970, top = 50, row = 18, gap = 4, width = 1000;
   const double bottom = top + workers * (row + gap);
@@ -290,7 +292,7 @@ bool gantt_chart(const ss::result& r, int workers, const std::string& title, con
                    " s");
   }
   st::time_axis(chart, left, right, bottom, span);
-  return chart.save(path);
+  return chart.save(path, why);
 }
 
 // A number > 0 (or >= 0 with `zero_too`).
@@ -443,12 +445,14 @@ int main(int argc, char** argv) {
       fail("--gantt draws one run: give one value each to --workers, --technique and --masters");
     std::vector<sweep_point> points;
 
-    std::ofstream json;
-    if (!json_path.empty()) {
-      json.open(json_path);
-      if (!json) fail("--json: cannot write '" + json_path + "'");
-      json << "[\n";
-    }
+    // Written whole at the end through the one writer (a FIFO or /dev/stdout
+    // in place, never waiting for a reader that is not there); a path that
+    // cannot be written is named before any run.
+    std::ostringstream json;
+    const bool writing_json = !json_path.empty();
+    std::string why;
+    if (writing_json && !selfsched::omp::can_write_file(json_path, why)) fail("--json: " + why);
+    json << "[\n";
     // Bad input is named before any output.
     platform.workers = static_cast<int>(worker_counts.front());
     run.technique = technique_list.front();
@@ -485,13 +489,13 @@ int main(int argc, char** argv) {
               !gantt_chart(r, static_cast<int>(ran),
                            technique + ", " + transport + ", " + std::to_string(p) + " workers, " + cost + ", n = " +
                                std::to_string(run.n),
-                           gantt_path))
-            fail("--gantt: cannot write '" + gantt_path + "'");
+                           gantt_path, why))
+            fail("--gantt: " + why);
           if (print_chunks)
             for (const ss::chunk_record& c : r.chunk_log)
               std::printf("chunk start=%lld size=%lld worker=%d begin=%.9g end=%.9g\n", static_cast<long long>(c.start),
                           static_cast<long long>(c.size), c.ran_on, c.begin, c.end);
-          if (json) {
+          if (writing_json) {
             if (done > 1) json << ",\n";
             json << "  {\"workers\": " << ran << ", \"technique\": \"" << technique << "\", \"transport\": \"" << transport
                  << "\", \"masters\": " << m << ", \"n\": " << run.n << ", \"cost\": \"" << cost
@@ -503,10 +507,11 @@ int main(int argc, char** argv) {
             json << "]}";
           }
         }
-    if (json) json << "\n]\n";
+    json << "\n]\n";
+    if (writing_json && !selfsched::omp::write_file_atomically(json_path, json.str(), 0644, why)) fail("--json: " + why);
     if (!chart_path.empty() &&
-        !efficiency_chart(points, "Efficiency by workers: " + cost + ", n = " + std::to_string(run.n), chart_path))
-      fail("--chart: cannot write '" + chart_path + "'");
+        !efficiency_chart(points, "Efficiency by workers: " + cost + ", n = " + std::to_string(run.n), chart_path, why))
+      fail("--chart: " + why);
   } catch (const ss::sim_error& e) {
     fail(e.what());
   } catch (const std::exception& e) {

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+
+#include "files.hpp"
 
 namespace selfsched::tools {
 
@@ -60,15 +61,15 @@ void svg::text(double x, double y, std::string_view s, std::string_view anchor, 
         << "\" font-size=\"" << size << "\" fill=\"" << fill << "\">" << escape(s) << "</text>\n";
 }
 
-bool svg::save(const std::filesystem::path& path) const {
-  std::ofstream out(path);
+bool svg::save(const std::filesystem::path& path, std::string& why) const {
+  std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(width_, 0) << "\" height=\""
       << number(height_, 0) << "\" viewBox=\"0 0 " << number(width_, 0) << ' ' << number(height_, 0)
       << "\" font-family=\"sans-serif\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       << body_.str() << "</svg>\n";
-  return static_cast<bool>(out);
+  return selfsched::omp::write_file_atomically(path.string(), out.str(), 0644, why);
 }
 
 double tick_step(double span) {

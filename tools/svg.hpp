@@ -24,7 +24,10 @@ class svg {
   void circle(double x, double y, double r, std::string_view fill, std::string_view title = {});
   void text(double x, double y, std::string_view s, std::string_view anchor = "start", int size = 12,
             std::string_view fill = "#222");
-  bool save(const std::filesystem::path& path) const;
+  // Writes the chart to `path` through selfsched's one writer (files.hpp):
+  // a file replaced whole, a FIFO or /dev/stdout written in place, never a
+  // wait for a reader that is not there. false and why otherwise.
+  bool save(const std::filesystem::path& path, std::string& why) const;
 
  private:
   double width_, height_;

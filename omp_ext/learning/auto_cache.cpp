@@ -207,6 +207,13 @@ void load(cache& c) {
   c.path = cache_file_path(current_settings().auto_cache, "auto.json");
   if (c.path.empty()) return;
   std::atexit(write_at_exit);
+  // A cache is read back: a FIFO, a device or a directory cannot be one.
+  if (const std::string kind = not_a_file_to_replace(c.path); !kind.empty()) {
+    warn("SELFSCHED_AUTO_CACHE: %s is %s, not a file: auto learns afresh and keeps nothing", c.path.c_str(),
+         kind.c_str());
+    c.path.clear();
+    return;
+  }
   std::string why;
   std::optional<json> file = read_json_file(c.path, why);
   if (!file) {

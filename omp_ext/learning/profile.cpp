@@ -12,8 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -161,6 +159,9 @@ std::string host_name() {
   return host;
 }
 
+// The profile's path was found unwritable at start, and said so: not again at exit.
+std::atomic<bool> unwritable_said{false};
+
 void write_at_exit() {
   // A process that profiled no loop writes nothing where it is not the
   // program: a shell or helper without OpenMP (preloaded as the program
@@ -175,7 +176,8 @@ void write_at_exit() {
   if (profiled_none && (forked_child.load(std::memory_order_relaxed) || !look_at_runtimes().any_loaded())) return;
   const std::string path = this_profile_path();
   std::string why = "an internal error";
-  if (!write_profile(path.c_str(), &why)) warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());
+  if (!write_profile(path.c_str(), &why) && !unwritable_said.load(std::memory_order_relaxed))
+    warn("SELFSCHED_PROFILE: the profile was not written: %s", why.c_str());
   if (const std::uint64_t lost = chunks_not_kept.load(std::memory_order_relaxed); lost > 0)
     warn("SELFSCHED_PROFILE_CHUNKS: %llu chunks were counted but not kept: a process keeps at most %lld (each loop "
          "missing some says how many in chunks_not_kept)",
@@ -238,7 +240,7 @@ void check_profile_path() {
   if (current_settings().profile_path.empty()) return;
   const std::string path = this_profile_path();
   std::string why;
-  if (!can_write_file(path, why))
+  if (!can_write_file(path, why) && !unwritable_said.exchange(true, std::memory_order_relaxed))
     warn("SELFSCHED_PROFILE=%s: %s; the profile cannot be written there", current_settings().profile_path.c_str(),
          why.c_str());
 }
@@ -437,17 +439,9 @@ bool write_profile(const char* path, std::string* why) {
     const std::string text = profile.dump(1, ' ', false, json::error_handler_t::replace) + '\n';
     // A regular file is replaced whole (written aside, then renamed): processes
     // that share the path (a program and the children it starts, each with
-    // the preloaded library) leave one of their profiles, never a mix. Anything
-    // else (/dev/stdout, a pipe) is written in place.
-    std::error_code error;
-    const auto status = std::filesystem::status(path, error);
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-      std::ofstream out(path);
-      out << text;
-      if (out.flush()) return true;
-      if (why != nullptr) *why = std::string("cannot write ") + path + " (not a regular file)";
-      return false;
-    }
+    // the preloaded library) leave one of their profiles, never a mix. A FIFO,
+    // /dev/stdout or a device is written in place, never waiting for a reader
+    // that is not there: the writer always returns (files.hpp).
     std::string ignored;
     return write_file_atomically(path, text, 0644, why != nullptr ? *why : ignored);
   } catch (const std::exception&) {

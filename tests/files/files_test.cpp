@@ -3,13 +3,20 @@
 // writes that never follow a symlink and never leave half a file or a
 // temporary behind.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -129,6 +136,195 @@ TEST_F(Files, TellsAtStartWhetherAFileCouldBeWritten) {
   EXPECT_FALSE(selfsched::omp::can_write_file(path("plain/profile.json"), why));
   EXPECT_NE(why.find("plain is not a directory"), std::string::npos) << why;
   EXPECT_FALSE(fs::exists(path("not")));  // a check writes nothing
+}
+
+// ---------------------------------------------------------------- streams
+// Paths that are not files to replace: a FIFO, a device, a directory, a
+// path in /proc, the process's own descriptors. The writer always returns,
+// says why when it wrote nothing, and never replaces what is there.
+
+using namespace std::chrono_literals;
+
+// write_file_atomically(path, content) on another thread; false if it did not
+// return within `limit` (then `release` is called to let it end).
+template <typename Release>
+bool returns_within(std::chrono::seconds limit, const std::string& path, const std::string& content, bool& wrote,
+                    std::string& why, Release release, std::chrono::milliseconds patience = 10s) {
+  auto writing = std::async(std::launch::async, [&] { return write_file_atomically(path, content, 0644, why, patience); });
+  const bool returned = writing.wait_for(limit) == std::future_status::ready;
+  if (!returned) release();
+  wrote = writing.get();
+  return returned;
+}
+
+// Everything a reader of `fd` gets until the writer closes (or 20 s pass),
+// read in small steps so that the writer finds the pipe full.
+std::string read_all(int fd) {
+  std::string got;
+  char buffer[4096];
+  for (const auto end = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < end;) {
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, 100) <= 0) continue;
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n > 0) got.append(buffer, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EAGAIN) break;  // the writer closed
+    std::this_thread::sleep_for(50us);
+  }
+  return got;
+}
+
+bool is_fifo(const std::string& file) {
+  struct stat st {};
+  return lstat(file.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+TEST_F(Files, AFifoWithoutAReaderIsNamedAtOnceAndKept) {
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  std::string why;
+  bool wrote = true;
+  const bool returned = returns_within(10s, path("fifo"), "{}\n", wrote, why, [&] {
+    // It waits for a reader: be one, so that it ends.
+    const int fd = open(path("fifo").c_str(), O_RDONLY | O_NONBLOCK);
+    std::this_thread::sleep_for(1s);
+    if (fd >= 0) close(fd);
+  });
+  EXPECT_TRUE(returned) << "the writer waited for a reader of the FIFO";
+  EXPECT_FALSE(wrote);
+  EXPECT_NE(why.find(path("fifo") + " is a FIFO that no process has open for reading"), std::string::npos) << why;
+  EXPECT_TRUE(is_fifo(path("fifo"))) << "the FIFO was replaced";
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1) << "a temporary was left beside the FIFO";
+}
+
+TEST_F(Files, AFifoWithAReaderGetsAllOfItInPlace) {
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  const int reader = open(path("fifo").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  std::string content;
+  for (int i = 0; content.size() < (1u << 20); ++i) content += std::to_string(i) + "\n";  // 16 pipes full
+  auto got = std::async(std::launch::async, [&] { return read_all(reader); });
+  std::string why;
+  bool wrote = false;
+  EXPECT_TRUE(returns_within(30s, path("fifo"), content, wrote, why, [] {}));
+  EXPECT_TRUE(wrote) << why;
+  EXPECT_TRUE(got.get() == content) << "the reader did not get what was written";
+  close(reader);
+  EXPECT_TRUE(is_fifo(path("fifo")));
+}
+
+TEST_F(Files, AReaderThatTakesNothingIsGivenUpOn) {
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  const int reader = open(path("fifo").c_str(), O_RDONLY | O_NONBLOCK);  // opened, never read
+  ASSERT_GE(reader, 0);
+  std::string why;
+  bool wrote = true;
+  const auto start = std::chrono::steady_clock::now();
+  const bool returned = returns_within(
+      30s, path("fifo"), std::string(1u << 20, 'x'), wrote, why, [&] { read_all(reader); }, 200ms);
+  EXPECT_TRUE(returned);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_FALSE(wrote);
+  EXPECT_NE(why.find(path("fifo") + ": its reader took nothing for 200 ms"), std::string::npos) << why;
+  close(reader);
+}
+
+TEST_F(Files, AReaderThatLeavesFailsTheWriteWithoutSigpipe) {
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  const std::string name = "/proc/self/fd/" + std::to_string(ends[1]);
+  auto reader = std::async(std::launch::async, [&] {  // takes a little, then goes
+    pollfd ready{ends[0], POLLIN, 0};
+    char some[16];
+    if (poll(&ready, 1, 10'000) > 0) [[maybe_unused]] const ssize_t n = read(ends[0], some, sizeof some);
+    close(ends[0]);
+  });
+  std::string why;
+  // SIGPIPE's default would end this test program here.
+  EXPECT_FALSE(write_file_atomically(name, std::string(1u << 20, 'x'), 0644, why));
+  reader.get();
+  EXPECT_NE(why.find("cannot write " + name + ": Broken pipe"), std::string::npos) << why;
+  close(ends[1]);
+  sigset_t pending;
+  ASSERT_EQ(sigpending(&pending), 0);
+  EXPECT_EQ(sigismember(&pending, SIGPIPE), 0) << "a SIGPIPE was left pending";
+}
+
+// /dev/stdout, /dev/fd/N, /proc/self/fd/N, or a symlink to one: the stream
+// the process has open, as `SELFSCHED_PROFILE=/dev/stdout prog | cat` means.
+TEST_F(Files, TheProcessDescriptorsAreWrittenInPlace) {
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  const std::string fd = std::to_string(ends[1]);
+  fs::create_symlink("/proc/self/fd/" + fd, path("stdout"));  // as /dev/stdout is
+  auto got = std::async(std::launch::async, [&] { return read_all(ends[0]); });
+  std::string why;
+  EXPECT_TRUE(write_file_atomically("/proc/self/fd/" + fd, "a\n", 0644, why)) << why;
+  EXPECT_TRUE(write_file_atomically("/dev/fd/" + fd, "b\n", 0644, why)) << why;
+  EXPECT_TRUE(write_file_atomically(path("stdout"), "c\n", 0644, why)) << why;
+  close(ends[1]);
+  EXPECT_EQ(got.get(), "a\nb\nc\n");
+  close(ends[0]);
+  EXPECT_TRUE(fs::is_symlink(path("stdout"))) << "the symlink to the stream was replaced";
+
+  // `prog > out.txt`: the program's output file, appended to, not replaced.
+  const int out = open(path("out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(out, 0);
+  ASSERT_EQ(write(out, "program\n", 8), 8);
+  EXPECT_TRUE(write_file_atomically("/proc/self/fd/" + std::to_string(out), "profile\n", 0644, why)) << why;
+  close(out);
+  EXPECT_EQ(contents(path("out.txt")), "program\nprofile\n");
+}
+
+TEST_F(Files, ADirectoryIsNamedAndKept) {
+  fs::create_directories(path("profile.json"));
+  std::string why;
+  EXPECT_FALSE(write_file_atomically(path("profile.json"), "{}\n", 0644, why));
+  EXPECT_EQ(why, path("profile.json") + " is a directory");
+  EXPECT_TRUE(fs::is_directory(path("profile.json")));
+  EXPECT_FALSE(selfsched::omp::can_write_file(path("profile.json"), why));
+  EXPECT_EQ(why, path("profile.json") + " is a directory");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1) << "a temporary was left beside the directory";
+}
+
+TEST_F(Files, PathsInProcAreNamedWithWhy) {
+  for (const std::string proc : {"/proc/self/status", "/proc/selfsched-none/profile.json", "/proc/self"}) {
+    std::string why;
+    bool wrote = true;
+    EXPECT_TRUE(returns_within(10s, proc, "{}\n", wrote, why, [] {})) << proc;
+    EXPECT_FALSE(wrote) << proc;
+    EXPECT_NE(why.find(proc), std::string::npos) << proc << ": " << why;
+  }
+}
+
+// /dev/full: every write fails with ENOSPC, as on a full disk. A node of our
+// own (mknod) where allowed: /dev/full itself is at stake only if the writer
+// ever replaced a device again, which root could.
+TEST_F(Files, AFullDeviceSaysNoSpace) {
+  std::string full = path("full");
+  if (mknod(full.c_str(), S_IFCHR | 0600, makedev(1, 7)) != 0) {
+    if (geteuid() == 0) GTEST_SKIP() << "no mknod here, and as root /dev/full itself is not risked";
+    full = "/dev/full";
+  }
+  std::string why;
+  bool wrote = true;
+  EXPECT_TRUE(returns_within(10s, full, "{}\n", wrote, why, [] {}));
+  EXPECT_FALSE(wrote);
+  EXPECT_NE(why.find("cannot write " + full + ": No space left on device"), std::string::npos) << why;
+  struct stat st {};
+  ASSERT_EQ(lstat(full.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << full << " was replaced";
+}
+
+TEST(NotAFileToReplace, SaysWhatIsThere) {
+  using selfsched::omp::not_a_file_to_replace;
+  EXPECT_EQ(not_a_file_to_replace("/proc"), "a directory");
+  EXPECT_EQ(not_a_file_to_replace("/dev/null"), "a character device");
+  EXPECT_EQ(not_a_file_to_replace("/dev/stdout"), "a descriptor");
+  EXPECT_EQ(not_a_file_to_replace("/proc/self/status"), "");
+  EXPECT_EQ(not_a_file_to_replace("/nonexistent/selfsched"), "");
 }
 
 // Sets an environment variable for one test, as it was after.

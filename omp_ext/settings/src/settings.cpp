@@ -145,8 +145,12 @@ std::string parse_setting(std::string_view name, std::string_view value, setting
   return "'" + std::string(name) + "' is not a selfsched setting";
 }
 
+// Never destroyed: the exit handlers (the profile's path, auto's cache,
+// SELFSCHED_VERBOSE's last word) read it, and a static's destructor may run
+// before handlers registered after it; under ThreadSanitizer it did, and the
+// profile went to a path read from freed memory (a truncated name).
 const settings& current_settings() {
-  static const settings s = [] {
+  static const settings& s = *new settings([] {
     settings read = read_setting_rows(table);
     // OMP_DISPLAY_ENV shows OMP_SCHEDULE as the runtime holds it, `dynamic`
     // for one of ours: what selfsched does is shown beside it.
@@ -155,7 +159,7 @@ const settings& current_settings() {
         (strcasecmp(omp_display, "true") == 0 || strcasecmp(omp_display, "verbose") == 0))
       read.display_env = true;
     return read;
-  }();
+  }());
   return s;
 }
 
