@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "files.hpp"
+#include "selfsched/machine/files.hpp"
 
 namespace selfsched::tools {
 
