@@ -238,7 +238,13 @@ int parse_arguments(int argc, char** argv, std::vector<std::string>& args) {
     std::printf("selfsched-cluster-agent %s\n", SELFSCHED_VERSION);
     return 0;
   }
-  if (first < argc && std::strcmp(argv[first], "--") == 0) ++first;
+  if (first < argc && std::strcmp(argv[first], "--") == 0) {
+    ++first;
+  } else if (first < argc && argv[first][0] == '-') {
+    std::fprintf(stderr, "selfsched-cluster-agent: unknown option '%s' (valid: --help, --version, -- PROGRAM)\n",
+                 argv[first]);
+    return 2;
+  }
   if (first >= argc) {
     std::fprintf(stderr, "selfsched-cluster-agent: no program given\n"
                          "usage: selfsched-cluster-agent [--] PROGRAM [ARGS...] (started by selfsched-mpirun --cluster)\n");
