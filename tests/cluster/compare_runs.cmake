@@ -19,16 +19,8 @@
 # runs' standard input. INPUT_NUMBERS: a file of that many numbers made
 # here, as INPUT. INPUT_OPEN: standard input a pipe nobody writes to or
 # closes (a program that never reads it must not wait for it).
-set(command)
-set(after_dashes FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after_dashes)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after_dashes TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
+command_after_dashes(command)
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/one" "${WORK}/cluster" "${WORK}/tmp")

@@ -3,16 +3,8 @@
 # run gives one process's output.
 #
 #   cmake -DMPIRUN=... -DCACHE=file -P remembered_region.cmake -- PROGRAM ARGS...
-set(command)
-set(after_dashes FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after_dashes)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after_dashes TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
+command_after_dashes(command)
 file(REMOVE "${CACHE}")
 set(run ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 SELFSCHED_AUTO_CACHE=${CACHE} ${MPIRUN} --cluster -np 2 ${command})
 execute_process(COMMAND ${run} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

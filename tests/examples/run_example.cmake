@@ -10,16 +10,8 @@
 # one decimal (checks SELFSCHED_EXAMPLE_SLOWDOWN end to end;
 # a ratio inside one run, never an absolute time).
 # The environment (OMP_NUM_THREADS, OMP_SCHEDULE, ...) comes from the test.
-set(command)
-set(after_dashes FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after_dashes)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after_dashes TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
+command_after_dashes(command)
 if(NOT DEFINED EXPECT_EXIT)
   set(EXPECT_EXIT 0)
 endif()

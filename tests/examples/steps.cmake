@@ -3,16 +3,8 @@
 # same checksum), under the schedule given in the environment.
 #
 #   cmake -DLIB=libselfsched.so (or empty: libomp alone) -P steps.cmake -- PROGRAM ARGS...
-set(command)
-set(after_dashes FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(after_dashes)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after_dashes TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
+command_after_dashes(command)
 set(preload)
 if(LIB)
   set(preload LD_PRELOAD=${LIB})
