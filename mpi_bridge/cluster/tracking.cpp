@@ -33,9 +33,15 @@ constexpr int uffd_user_mode_only = 1;
 constexpr std::size_t other_shadow_bytes = std::size_t{64} << 30;
 constexpr std::size_t undo_bytes = std::size_t{256} << 30;
 
+// Copies of pages: filled densely (the heap's copy mirrors the heap, the
+// others are appended), so huge pages where the system allows them (THP in
+// `madvise` mode): one fault for 512 copies, where a VM's minor fault can
+// cost as much as copying 20 pages.
 void* reserve(std::size_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  if (p == MAP_FAILED) return nullptr;
+  madvise(p, bytes, MADV_HUGEPAGE);
+  return p;
 }
 
 }  // namespace
@@ -175,6 +181,11 @@ std::byte* page_tracker::shadow_of(std::uintptr_t page) const {
 
 template <typename F>
 void page_tracker::for_written(address_range r, F&& f) {
+  for_pages(r, page_is_written, std::forward<F>(f));
+}
+
+template <typename F>
+void page_tracker::for_pages(address_range r, std::uint64_t required, F&& f) {
   if (r.end <= r.begin) return;
   if (uffd_ < 0) {
     for (std::uintptr_t p = r.begin; p < r.end; p += page_bytes) f(p);
@@ -188,9 +199,9 @@ void page_tracker::for_written(address_range r, F&& f) {
   a.end = r.end;
   a.vec = reinterpret_cast<std::uint64_t>(found);
   a.vec_len = 256;
-  a.category_mask = page_is_written;
+  a.category_mask = required;
   a.category_anyof_mask = page_is_present | page_is_swapped;  // never-touched pages read as zero, as their shadow
-  a.return_mask = page_is_written;
+  a.return_mask = required != 0 ? required : page_is_present | page_is_swapped;
   for (;;) {
     const long n = ioctl(pagemap_, pagemap_scan, &a);
     if (n < 0) {  // cannot say: compare everything
@@ -228,7 +239,9 @@ void page_tracker::begin_window(const std::vector<address_range>& ranges, bool a
       written.push_back(page);
     };
     if (all) {
-      for (std::uintptr_t page = r.begin; page < r.end; page += page_bytes) take(page);
+      // Every page that exists: one never touched reads as zero on every
+      // rank, as its shadow does, and stays untouched (no shadow page made).
+      for_pages(r, 0, take);
     } else {
       for_written(r, take);
     }

@@ -107,6 +107,10 @@ class page_tracker {
   // or swapped; a page never touched reads as zero, as its shadow).
   template <typename F>
   void for_written(address_range r, F&& f);
+  // The same for every page present or swapped with all of `required`'s
+  // categories (0: every page that exists).
+  template <typename F>
+  void for_pages(address_range r, std::uint64_t required, F&& f);
   void protect(std::uintptr_t begin, std::uintptr_t end);
   unsigned windows_worth_a_fault();
   // A hot page was found unchanged: protected again after protect_after_ such windows.
