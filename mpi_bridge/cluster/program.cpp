@@ -231,6 +231,7 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   region_state& r = region_;
   r.active = true;
   r.replayed = false;
+  r.unchecked = false;
   r.site = site;
   r.microtask = microtask;
   r.args = std::move(args);
@@ -240,7 +241,6 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.abort_here.store(false);
   r.why.clear();
   r.written_before = bytes_written();
-  r.started_ns = omp::bridge::now_ns();
   r.synchronized_ns = 0;
   r.copies_before = open_private_copies();
   // A region started deeper down the stack than any before: track the
@@ -256,10 +256,20 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.team.emplace(threads, std::move(weights));
   r.local_threads = threads[static_cast<std::size_t>(rank_)];
   arena_bound_ = std::max(arena_bound_, r.team->size());
+  if (const auto it = sites_.find(site); it != sites_.end() && it->second.replicated_unchecked()) {
+    r.unchecked = true;
+    ++it->second.unchecked_runs;
+    r.started_ns = omp::bridge::now_ns();
+    r.shared = false;
+    return false;
+  }
   std::vector<std::uintptr_t> written;
   tracker_.begin_window(tracked_ranges(), !reconciled_once_, written);
   reconcile(written);
   reconciled_once_ = true;
+  // The region's own time starts here: what serial code left to compare is
+  // paid the same however the region runs.
+  r.started_ns = omp::bridge::now_ns();
   r.shared = shareable && runs_shared(site);
   return r.shared;
 }
@@ -279,8 +289,10 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
   struct ahead {
     std::uint64_t end_ns;
     std::uint64_t remembered;
+    std::uint64_t site;
   } mine{finished_ ? finished_->end_ns : 0,
-         sites_.count(region_.site) != 0 ? 0 : static_cast<std::uint64_t>(omp::bridge::remembered_region(region_.site))};
+         sites_.count(region_.site) != 0 ? 0 : static_cast<std::uint64_t>(omp::bridge::remembered_region(region_.site)),
+         reinterpret_cast<std::uintptr_t>(region_.site)};
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   std::memcpy(channel_->outgoing() + sizeof mine, written.data(), written.size() * sizeof(std::uintptr_t));
   auto lists = exchange(sizeof mine + written.size() * sizeof(std::uintptr_t));
@@ -290,6 +302,14 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
     pages.insert(pages.end(), a, a + (lists[q].size() - sizeof mine) / sizeof(std::uintptr_t));
     ahead theirs{};
     std::memcpy(&theirs, lists[q].data(), sizeof theirs);
+    // The program's address space is the same on every rank: another site
+    // means that the ranks' serial code took different paths.
+    if (theirs.site != mine.site)
+      stop_everywhere("selfsched-mpirun --cluster: rank " + std::to_string(q) + " began the parallel region at " +
+                      describe_site(reinterpret_cast<const void*>(theirs.site)) + " where rank " +
+                      std::to_string(rank_) + " began the one at " + describe_site(region_.site) +
+                      ": the ranks' serial code took different paths (it read something that differs between "
+                      "ranks: a clock, a process id, a result summed in another order)");
     if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
     if (q == 0 && sites_.count(region_.site) == 0 &&
         theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated))
@@ -499,8 +519,9 @@ bool cluster_process::merge_shared(bool region_end) {
 }
 
 void cluster_process::adopt_rank_zero() {
-  runtime_scope scope;
   region_state& r = region_;
+  if (r.unchecked) return;
+  runtime_scope scope;
   const std::int64_t began = omp::bridge::now_ns();
   const std::vector<address_range> ranges = tracked_ranges();
   // First every rank says what its region wrote (a hash of the pages) and
@@ -523,6 +544,9 @@ void cluster_process::adopt_rank_zero() {
     alike = alike && s.writes == zero_writes;
     r.rank_times.push_back({s.computed_ns, s.synchronized_ns});
   }
+  site_record& record = sites_[r.site];
+  record.alike_runs = alike ? record.alike_runs + 1 : 0;
+  record.differed = record.differed || !alike;
   if (!alike) {
     std::size_t size = 0;
     if (rank_ == 0) {
@@ -591,7 +615,8 @@ std::string cluster_process::profile_section() const {
   for (const auto& [site, record] : sites_) {
     nlohmann::json region{{"region", describe_site(site)},
                           {"runs_shared", record.shared_runs},
-                          {"runs_replicated", record.replicated_runs},
+                          {"runs_replicated", record.replicated_runs + record.unchecked_runs},
+                          {"runs_replicated_unchecked", record.unchecked_runs},
                           {"next_run", record.replicated ? "replicated" : "shared"},
                           {"merges", record.merges},
                           {"pages_sent", record.pages_sent},

@@ -28,6 +28,10 @@ struct region_state {
   bool active = false;
   bool shared = false;      // threads numbered cluster-wide, loops shared, memory merged
   bool replayed = false;    // running again, replicated, after a conflict
+  // Replicated at a site whose replicated runs always wrote the same bytes
+  // on every rank: no window of its own, no exchange; its writes are
+  // compared with serial code's at the next region that is checked.
+  bool unchecked = false;
   const void* site = nullptr;      // the fork's ident_t
   void* microtask = nullptr;
   std::vector<void*> args;
@@ -141,14 +145,24 @@ class cluster_process {
   int arena_bound_ = 1;  // arenas that may hold blocks: the serial one and every cluster-wide thread's
   bool reconciled_once_ = false;
   region_state region_;
+  // A replicated region that wrote the same bytes on every rank this many
+  // times in a row runs unchecked from then on (its writes are trusted as
+  // serial code's are): a loop that runs replicated because it is
+  // memory-bound then costs what it costs in one process.
+  static constexpr unsigned alike_runs_to_trust = 2;
   // What each region's site cost, shared and replicated (max over ranks).
   struct site_record {
     bool unshareable = false;  // it conflicted
     bool replicated = false;   // the choice for its next run
     bool settled = false;      // a replicated run came out slower than the estimate: shared for good
+    // Its checked replicated runs: how many in a row wrote the same bytes on
+    // every rank, and whether one ever did not (checked for good then).
+    unsigned alike_runs = 0;
+    bool differed = false;
+    bool replicated_unchecked() const { return replicated && !differed && alike_runs >= alike_runs_to_trust; }
     double shared_s = 0, replicated_s = 0;
     // What the profile shows (bridge::add_profile_section).
-    std::uint64_t shared_runs = 0, replicated_runs = 0, merges = 0, pages_sent = 0, bytes_sent = 0;
+    std::uint64_t shared_runs = 0, replicated_runs = 0, unchecked_runs = 0, merges = 0, pages_sent = 0, bytes_sent = 0;
     double merge_s = 0;
     std::string why;  // why it cannot be shared, when it cannot
   };

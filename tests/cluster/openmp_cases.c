@@ -285,6 +285,33 @@ static int conflict_lock(void) {
   return check("conflict_lock", total == e);
 }
 
+// A region that runs replicated (its critical section) at every step,
+// its result read by a shared loop after it: from its third run on, the
+// ranks run it without comparing what it wrote, and the shared loop's
+// start compares it with everything serial code wrote.
+static int replicated_steps(void) {
+  enum { steps = 8 };
+  long long checksum = 0, expected = 0;
+  for (int s = 0; s < steps; ++s) {
+    long long total = 0;
+    #pragma omp parallel for
+    for (int i = 0; i < N; ++i) {
+      #pragma omp critical
+      total += i % (s + 2);
+    }
+    #pragma omp parallel for
+    for (int i = 0; i < N; ++i) global_a[i] = (double)(total % 1000) + i;
+    long long e = 0;
+    for (int i = 0; i < N; ++i) e += i % (s + 2);
+    for (int i = 0; i < N; i += 101) {
+      checksum += (long long)global_a[i];
+      expected += (long long)((double)(e % 1000) + i);
+    }
+  }
+  printf("replicated_steps %lld\n", checksum);
+  return check("replicated_steps", checksum == expected);
+}
+
 // Output written inside a region that then cannot be shared: its first
 // run stops the job (running it again would print twice); auto's cache
 // keeps the region replicated, so the next run is right from the start.
@@ -400,6 +427,7 @@ int main(int argc, char** argv) {
     {"reductions", reductions}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
     {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules},
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
+    {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
   };
   int failed = 0, ran = 0;
