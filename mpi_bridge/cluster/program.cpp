@@ -271,6 +271,10 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   // paid the same however the region runs.
   r.started_ns = omp::bridge::now_ns();
   r.shared = shareable && runs_shared(site);
+  if (!r.shared && sites_[site].replicated_unchecked()) {  // an earlier run of the program found it alike
+    r.unchecked = true;
+    ++sites_[site].unchecked_runs;
+  }
   return r.shared;
 }
 
@@ -311,9 +315,13 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
                       ": the ranks' serial code took different paths (it read something that differs between "
                       "ranks: a clock, a process id, a result summed in another order)");
     if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
-    if (q == 0 && sites_.count(region_.site) == 0 &&
-        theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated))
-      sites_[region_.site].replicated = true;  // an earlier run found it so
+    if (q == 0 && sites_.count(region_.site) == 0) {  // what an earlier run found
+      site_record& record = sites_[region_.site];
+      record.replicated = theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated) ||
+                          theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated_alike);
+      if (theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated_alike))
+        record.alike_runs = alike_runs_to_trust;
+    }
   }
   if (finished_) choose_next_run(*finished_);
   finished_.reset();
@@ -546,7 +554,12 @@ void cluster_process::adopt_rank_zero() {
   }
   site_record& record = sites_[r.site];
   record.alike_runs = alike ? record.alike_runs + 1 : 0;
+  if (!alike && !record.differed) omp::bridge::remember_region(r.site, omp::bridge::region_choice::replicated);
   record.differed = record.differed || !alike;
+  // The next run of the program trusts it from its first run: a loop that
+  // runs once (an initialization) is compared once, in the run that learns.
+  if (alike && !record.differed && record.alike_runs == 1)
+    omp::bridge::remember_region(r.site, omp::bridge::region_choice::replicated_alike);
   if (!alike) {
     std::size_t size = 0;
     if (rank_ == 0) {

@@ -147,7 +147,8 @@ class cluster_process {
   region_state region_;
   // A replicated region that wrote the same bytes on every rank this many
   // times in a row runs unchecked from then on (its writes are trusted as
-  // serial code's are): a loop that runs replicated because it is
+  // serial code's are; auto's cache keeps that for the program's next run
+  // after one such run): a loop that runs replicated because it is
   // memory-bound then costs what it costs in one process.
   static constexpr unsigned alike_runs_to_trust = 2;
   // What each region's site cost, shared and replicated (max over ranks).

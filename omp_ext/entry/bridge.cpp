@@ -58,6 +58,7 @@ namespace selfsched::omp::bridge {
 
 region_choice remembered_region(const void* ident) {
   const std::string kept = cached_region_choice(ident);
+  if (kept == "replicated_alike") return region_choice::replicated_alike;
   return kept == "replicated" ? region_choice::replicated : kept == "shared" ? region_choice::shared : region_choice::unknown;
 }
 
@@ -66,7 +67,8 @@ bool keep_learned_now() { return write_auto_cache_now(); }
 void add_profile_section(const char* name, std::string (*json)()) { add_profile_producer(name, json); }
 
 void remember_region(const void* ident, region_choice choice) {
-  if (choice != region_choice::unknown) cache_region_choice(ident, choice == region_choice::replicated ? "replicated" : "shared");
+  static constexpr const char* names[] = {"", "shared", "replicated", "replicated_alike"};
+  if (choice != region_choice::unknown) cache_region_choice(ident, names[static_cast<int>(choice)]);
 }
 
 }  // namespace selfsched::omp::bridge

@@ -296,7 +296,7 @@ std::string cached_region_choice(const void* ident) {
     const auto entry = (*b)["regions"].find(offset);
     if (entry == (*b)["regions"].end() || !entry->is_string()) return {};
     const std::string choice = entry->get<std::string>();
-    return choice == "shared" || choice == "replicated" ? choice : std::string();
+    return choice == "shared" || choice == "replicated" || choice == "replicated_alike" ? choice : std::string();
   } catch (const std::exception&) {
     return {};
   }

@@ -37,7 +37,7 @@ bool seed_from_auto_cache(site_state& state, loop_site site);
 void remember_for_auto_cache(site_state& state, loop_site site);
 
 // Cluster mode's choice for a parallel region (bridge::remembered_region):
-// "shared", "replicated", or "" when none is kept. Kept per binary under
+// "shared", "replicated", "replicated_alike", or "" when none is kept. Kept per binary under
 // "regions", keyed by the offset of the region's ident_t in its module.
 std::string cached_region_choice(const void* ident);
 void cache_region_choice(const void* ident, const char* choice);

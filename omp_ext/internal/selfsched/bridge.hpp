@@ -53,8 +53,10 @@ void add_profile_section(const char* name, std::string (*json)());
 // Cluster mode (mpi_bridge/cluster): how a parallel region (its ident_t)
 // ran, kept in auto's cache (SELFSCHED_AUTO_CACHE) from one run of the
 // program to the next, so that a region that cannot be shared, or costs
-// more shared, runs replicated from its first run on.
-enum class region_choice { unknown, shared, replicated };
+// more shared, runs replicated from its first run on; replicated_alike: its
+// replicated runs wrote the same bytes on every rank, so they need not be
+// compared.
+enum class region_choice { unknown, shared, replicated, replicated_alike };
 region_choice remembered_region(const void* ident);
 void remember_region(const void* ident, region_choice choice);
 // Writes what the cache should keep now (the job is about to stop without
