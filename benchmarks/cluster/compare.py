@@ -7,7 +7,10 @@ libselfsched preloaded, schedule as given) and under `selfsched-mpirun
 again across two namespace nodes (--nodes, as root), with --latency on
 their links. Reported: medians of the loop time each program prints
 (time_s) and of the whole run (start to exit), and the ratio cluster / one
-process. Checksums must match.
+process. Checksums must match. Each application gets a fresh auto cache
+(SELFSCHED_AUTO_CACHE), and one untimed run of each kind first: what is
+timed is auto's choice as a program's second run finds it (cluster mode's
+per-site shared or replicated, the threads' learned schedule).
 
   python3 benchmarks/cluster/compare.py --build build [--reps 5] [--nodes --latency 100us]
 """
@@ -16,6 +19,7 @@ import os
 import re
 import statistics
 import subprocess
+import tempfile
 import time
 
 APPS = {
@@ -65,6 +69,10 @@ def main():
         app = APPS[name]
         program = [os.path.join(bin_dir, app[0])] + app[1:]
         ones, clusters = [], []
+        cache = os.path.join(tempfile.mkdtemp(prefix="selfsched-compare."), "auto.json")
+        one_env["SELFSCHED_AUTO_CACHE"] = cluster_env["SELFSCHED_AUTO_CACHE"] = cache
+        run(program, one_env)  # auto learns
+        run(mpirun + program, cluster_env)
         for _ in range(args.reps):
             ones.append(run(program, one_env))
             clusters.append(run(mpirun + program, cluster_env))
