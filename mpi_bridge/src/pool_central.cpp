@@ -12,42 +12,45 @@
 #include "pool_engine.hpp"
 
 namespace selfsched::mpi::detail {
+// Rank 0: a rank's report (or its last answer, end_ack).
+void pool_engine::report_heard(int sender, message_buffer& message) {
+  const auto r = static_cast<std::size_t>(sender);
+  std::uint8_t stop = 0;
+  std::int32_t want = 0;
+  std::uint32_t finished = 0;
+  bool ok = message.get(stop) && message.get(want) && message.get(finished);
+  std::vector<int> levels;
+  for (std::uint32_t k = 0; ok && k < finished; ++k) {
+    std::int32_t level = 0;
+    ok = message.get(level);
+    levels.push_back(level);
+  }
+  std::vector<wire_task> tasks;
+  if (!ok || !read_tasks(message, tasks)) malformed("message", sender);
+
+  std::lock_guard guard(lock_);
+  if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
+  // The tasks put first: a level must not complete before its children
+  // are counted.
+  keep_tasks(queue_, tasks);
+  for (int level : levels) queue_.finish(level);
+  if (!end_sent_) wanted_[r] += std::max(0, want);
+  if (stop) stop_locked();
+  changed_.notify_all();
+}
+
 bool pool_engine::progress_central_master() {
   const std::int64_t from = pool_now_ns();
-  bool busy = false;
-  while (auto received = receive()) {
-    busy = true;
-    auto& [sender, message] = *received;
+  bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
     const auto r = static_cast<std::size_t>(sender);
-    std::uint8_t type = 0, stop = 0;
-    message.get(type);
-    if (static_cast<pool_message>(type) == pool_message::end_ack) {
+    if (type == pool_message::end_ack) {
       if (!acknowledged_[r]) acknowledged_[r] = true, ++acks_;
-      continue;
+    } else if (type == pool_message::report) {
+      report_heard(sender, message);
+    } else {
+      malformed("message", sender);
     }
-    std::int32_t want = 0;
-    std::uint32_t finished = 0;
-    bool ok = static_cast<pool_message>(type) == pool_message::report && message.get(stop) && message.get(want) &&
-              message.get(finished);
-    std::vector<int> levels;
-    for (std::uint32_t k = 0; ok && k < finished; ++k) {
-      std::int32_t level = 0;
-      ok = message.get(level);
-      levels.push_back(level);
-    }
-    std::vector<wire_task> tasks;
-    if (!ok || !read_tasks(message, tasks)) malformed("message", sender);
-
-    std::lock_guard guard(lock_);
-    if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
-    // The tasks put first: a level must not complete before its children
-    // are counted.
-    keep_tasks(queue_, tasks);
-    for (int level : levels) queue_.finish(level);
-    if (!end_sent_) wanted_[r] += std::max(0, want);
-    if (stop) stop_locked();
-    changed_.notify_all();
-  }
+  }).any;
 
   std::unique_lock guard(lock_);
   // Serve what was asked, current tasks only, highest priority first.
@@ -75,34 +78,31 @@ bool pool_engine::progress_central_master() {
   return busy;
 }
 
-bool pool_engine::progress_central_rank() {
-  bool busy = false;
-  while (auto received = receive()) {
-    busy = true;
-    auto& [sender, message] = *received;
-    std::uint8_t type = 0;
-    message.get(type);
-    switch (static_cast<pool_message>(type)) {
-      case pool_message::tasks: {
-        std::vector<wire_task> tasks;
-        if (!read_tasks(message, tasks)) malformed("message", sender);
-        std::lock_guard guard(lock_);
-        requested_ -= static_cast<int>(tasks.size());
-        for (wire_task& t : tasks) {
-          if (stopped_) {  // handed out, never run: finished for rank 0's accounting
-            finished_levels_.push_back(t.level);
-            ++discarded_;
-          } else {
-            queue_.push(std::move(t.payload), t.level, t.priority);
-          }
-        }
-        changed_.notify_all();
-        break;
-      }
-      default:
-        if (common_message(static_cast<pool_message>(type), sender, message)) return true;
+// A rank: tasks rank 0 handed out for it.
+void pool_engine::tasks_handed(int sender, message_buffer& message) {
+  std::vector<wire_task> tasks;
+  if (!read_tasks(message, tasks)) malformed("message", sender);
+  std::lock_guard guard(lock_);
+  requested_ -= static_cast<int>(tasks.size());
+  for (wire_task& t : tasks) {
+    if (stopped_) {  // handed out, never run: finished for rank 0's accounting
+      finished_levels_.push_back(t.level);
+      ++discarded_;
+    } else {
+      queue_.push(std::move(t.payload), t.level, t.priority);
     }
   }
+  changed_.notify_all();
+}
+
+bool pool_engine::progress_central_rank() {
+  const received_all in = receive_all([&](int sender, pool_message type, message_buffer& message) {
+    if (type != pool_message::tasks) return common_message(type, sender, message);
+    tasks_handed(sender, message);
+    return false;
+  });
+  if (in.ended) return true;
+  const bool busy = in.any;
 
   std::unique_lock guard(lock_);
   if (ended_) return busy;

@@ -63,133 +63,145 @@ message_buffer pushed_message(int hops, const std::vector<wire_task>& tasks) {
 }  // namespace
 
 bool pool_engine::progress_distributed() {
-  bool busy = false, urgent = false;
-  while (auto received = receive()) {
-    busy = true;
-    auto& [sender, message] = *received;
-    const auto from = static_cast<std::size_t>(sender);
-    std::uint8_t type = 0;
-    message.get(type);
-    switch (static_cast<pool_message>(type)) {
-      case pool_message::steal: {
-        std::int32_t asker = 0, hops = 0;
-        if (!message.get(asker) || !message.get(hops) || asker < 0 || asker >= size_)
-          malformed("steal request", sender);
-        std::vector<wire_task> given;
-        {
-          std::lock_guard guard(lock_);
-          const std::size_t current = transferable(queue_);
-          if (!stopped_ && current >= asks_below() + 1) take_current(queue_, transfer_horizon(), current / 2, given);
-          if (!given.empty()) {
-            ++sent_to_[static_cast<std::size_t>(asker)];
-            state_changed_ = urgent = true;
-          }
-        }
-        if (!given.empty()) {
-          send(asker, tasks_message(pool_message::tasks, given));
-        } else if (const int next = hops + 1 < size_ - 1 ? random_rank(random_, size_, rank_, asker) : -1; next >= 0) {
-          message_buffer forward(pool_message::steal);
-          forward.put(asker);
-          forward.put(static_cast<std::int32_t>(hops + 1));
-          send(next, std::move(forward));
-        } else {
-          send(asker, message_buffer(pool_message::denied));
-        }
-        break;
-      }
-      case pool_message::tasks: {
-        std::vector<wire_task> tasks;
-        if (!read_tasks(message, tasks))
-          malformed("message", sender);
-        std::lock_guard guard(lock_);
-        ++received_from_[from];
-        keep_tasks(queue_, tasks);
-        stealing_ = denied_ = false;
-        steal_backoff_ns_ = 0;
-        state_changed_ = urgent = true;
-        changed_.notify_all();
-        break;
-      }
-      case pool_message::pushed: {  // sender: keep, or pass on
-        std::int32_t hops = 0;
-        std::vector<wire_task> tasks;
-        if (!message.get(hops) || !read_tasks(message, tasks))
-          malformed("message", sender);
-        int next = -1;
-        {
-          std::lock_guard guard(lock_);
-          ++received_from_[from];
-          const bool keep = stopped_ || hops + 1 >= size_ - 1 ||
-                            transferable(queue_) < static_cast<std::size_t>(threads_);
-          if (!keep) next = random_rank(random_, size_, rank_, sender);
-          if (next < 0) {
-            keep_tasks(queue_, tasks);
-            changed_.notify_all();
-          } else {
-            ++sent_to_[static_cast<std::size_t>(next)];
-          }
-          state_changed_ = urgent = true;
-        }
-        if (next >= 0) send(next, pushed_message(hops + 1, tasks));
-        break;
-      }
-      case pool_message::denied: {
-        std::lock_guard guard(lock_);
-        stealing_ = false;
-        denied_ = true;
-        steal_backoff_ns_ = std::clamp(steal_backoff_ns_ * 2, first_pause_ns, longest_pause_ns);
-        next_steal_ns_ = pool_now_ns() + steal_backoff_ns_;
-        changed_.notify_all();
-        break;
-      }
-      case pool_message::counts: {  // rank 0 only
-        std::int64_t outstanding = 0;
-        std::int32_t lowest = 0;
-        std::uint8_t stop = 0;
-        pair_view& v = pair_views_[from];
-        v.sent.resize(static_cast<std::size_t>(size_));
-        v.received.resize(static_cast<std::size_t>(size_));
-        bool ok = message.get(outstanding) && message.get(lowest) && message.get(stop);
-        for (int r = 0; ok && r < size_; ++r)
-          ok = message.get(v.sent[static_cast<std::size_t>(r)]) && message.get(v.received[static_cast<std::size_t>(r)]);
-        if (!ok) malformed("counts message", sender);
-        v.heard = true;
-        v.outstanding = outstanding;
-        v.lowest_level = lowest;
-        if (stop) {
-          std::lock_guard guard(lock_);
-          stop_locked();
-        }
-        break;
-      }
-      case pool_message::end_ack: {  // rank 0 only
-        if (!acknowledged_[from]) acknowledged_[from] = true, ++acks_;
-        break;
-      }
-      default:
-        if (common_message(static_cast<pool_message>(type), sender, message)) return true;
+  report_now_ = false;
+  const received_all in = receive_all([&](int sender, pool_message type, message_buffer& message) {
+    return distributed_message(sender, type, message);
+  });
+  if (in.ended) return true;
+  std::unique_lock guard(lock_);
+  if (ended_) return in.any;
+  const std::int64_t now = pool_now_ns();
+  const bool moved = push_or_ask(guard, now);
+  return send_counts(guard, now) || moved || in.any;
+}
+
+bool pool_engine::distributed_message(int sender, pool_message type, message_buffer& message) {
+  switch (type) {
+    case pool_message::steal:
+      steal_asked(sender, message);
+      return false;
+    case pool_message::tasks: {
+      std::vector<wire_task> tasks;
+      if (!read_tasks(message, tasks)) malformed("message", sender);
+      std::lock_guard guard(lock_);
+      ++received_from_[static_cast<std::size_t>(sender)];
+      keep_tasks(queue_, tasks);
+      stealing_ = denied_ = false;
+      steal_backoff_ns_ = 0;
+      state_changed_ = report_now_ = true;
+      changed_.notify_all();
+      return false;
+    }
+    case pool_message::pushed:
+      tasks_pushed(sender, message);
+      return false;
+    case pool_message::denied: {
+      std::lock_guard guard(lock_);
+      stealing_ = false;
+      denied_ = true;
+      steal_backoff_ns_ = std::clamp(steal_backoff_ns_ * 2, first_pause_ns, longest_pause_ns);
+      next_steal_ns_ = pool_now_ns() + steal_backoff_ns_;
+      changed_.notify_all();
+      return false;
+    }
+    case pool_message::counts:  // rank 0 only
+      counts_heard(sender, message);
+      return false;
+    case pool_message::end_ack: {  // rank 0 only
+      const auto from = static_cast<std::size_t>(sender);
+      if (!acknowledged_[from]) acknowledged_[from] = true, ++acks_;
+      return false;
+    }
+    default:
+      return common_message(type, sender, message);
+  }
+}
+
+// receiver: give half of the current tasks, or pass the request on.
+void pool_engine::steal_asked(int sender, message_buffer& message) {
+  std::int32_t asker = 0, hops = 0;
+  if (!message.get(asker) || !message.get(hops) || asker < 0 || asker >= size_) malformed("steal request", sender);
+  std::vector<wire_task> given;
+  {
+    std::lock_guard guard(lock_);
+    const std::size_t current = transferable(queue_);
+    if (!stopped_ && current >= asks_below() + 1) take_current(queue_, transfer_horizon(), current / 2, given);
+    if (!given.empty()) {
+      ++sent_to_[static_cast<std::size_t>(asker)];
+      state_changed_ = report_now_ = true;
     }
   }
+  if (!given.empty()) {
+    send(asker, tasks_message(pool_message::tasks, given));
+  } else if (const int next = hops + 1 < size_ - 1 ? random_rank(random_, size_, rank_, asker) : -1; next >= 0) {
+    message_buffer forward(pool_message::steal);
+    forward.put(asker);
+    forward.put(static_cast<std::int32_t>(hops + 1));
+    send(next, std::move(forward));
+  } else {
+    send(asker, message_buffer(pool_message::denied));
+  }
+}
 
-  std::unique_lock guard(lock_);
-  if (ended_) return busy;
-  const std::int64_t now = pool_now_ns();
-  // sender: push half the surplus to a random rank.
+// sender: keep what came, or pass it on.
+void pool_engine::tasks_pushed(int sender, message_buffer& message) {
+  std::int32_t hops = 0;
+  std::vector<wire_task> tasks;
+  if (!message.get(hops) || !read_tasks(message, tasks)) malformed("message", sender);
+  int next = -1;
+  {
+    std::lock_guard guard(lock_);
+    ++received_from_[static_cast<std::size_t>(sender)];
+    const bool keep = stopped_ || hops + 1 >= size_ - 1 || transferable(queue_) < static_cast<std::size_t>(threads_);
+    if (!keep) next = random_rank(random_, size_, rank_, sender);
+    if (next < 0) {
+      keep_tasks(queue_, tasks);
+      changed_.notify_all();
+    } else {
+      ++sent_to_[static_cast<std::size_t>(next)];
+    }
+    state_changed_ = report_now_ = true;
+  }
+  if (next >= 0) send(next, pushed_message(hops + 1, tasks));
+}
+
+// Rank 0: a rank's counts.
+void pool_engine::counts_heard(int sender, message_buffer& message) {
+  std::int64_t outstanding = 0;
+  std::int32_t lowest = 0;
+  std::uint8_t stop = 0;
+  pair_view& v = pair_views_[static_cast<std::size_t>(sender)];
+  v.sent.resize(static_cast<std::size_t>(size_));
+  v.received.resize(static_cast<std::size_t>(size_));
+  bool ok = message.get(outstanding) && message.get(lowest) && message.get(stop);
+  for (int r = 0; ok && r < size_; ++r)
+    ok = message.get(v.sent[static_cast<std::size_t>(r)]) && message.get(v.received[static_cast<std::size_t>(r)]);
+  if (!ok) malformed("counts message", sender);
+  v.heard = true;
+  v.outstanding = outstanding;
+  v.lowest_level = lowest;
+  if (stop) {
+    std::lock_guard guard(lock_);
+    stop_locked();
+  }
+}
+
+// With the lock held: the sender's push of half its surplus to a random
+// rank, or the receiver's ask when no current task is queued here.
+bool pool_engine::push_or_ask(std::unique_lock<std::mutex>& guard, std::int64_t now) {
+  if (stopped_ || size_ < 2 || now < next_steal_ns_) return false;
   const std::size_t current = transferable(queue_);
-  if (strategy_ == pool_strategy::sender && !stopped_ && size_ > 1 && now >= next_steal_ns_ &&
-      current > 2 * static_cast<std::size_t>(threads_)) {
+  if (strategy_ == pool_strategy::sender && current > 2 * static_cast<std::size_t>(threads_)) {
     std::vector<wire_task> surplus;
     take_current(queue_, transfer_horizon(), (current - static_cast<std::size_t>(threads_)) / 2, surplus);
     const int target = random_rank(random_, size_, rank_, -1);
     ++sent_to_[static_cast<std::size_t>(target)];
-    state_changed_ = urgent = true;
+    state_changed_ = report_now_ = true;
     next_steal_ns_ = now + push_interval_ns;
     send(target, pushed_message(0, surplus));
-    busy = true;
+    return true;
   }
-  // receiver: ask a random rank when no current task is queued here.
-  if (strategy_ == pool_strategy::receiver && !stopped_ && !stealing_ && !end_sent_ && now >= next_steal_ns_ &&
-      size_ > 1 && transferable(queue_) < asks_below()) {
+  if (strategy_ == pool_strategy::receiver && !stealing_ && !end_sent_ && current < asks_below()) {
     const int victim = random_rank(random_, size_, rank_, -1);
     stealing_ = true;
     guard.unlock();
@@ -198,9 +210,14 @@ bool pool_engine::progress_distributed() {
     ask.put(static_cast<std::int32_t>(0));
     send(victim, std::move(ask));
     guard.lock();
-    busy = true;
+    return true;
   }
-  // Counts for rank 0 (rank 0 reads its own directly).
+  return false;
+}
+
+// With the lock held: counts for rank 0 when they changed (at most every
+// status interval, unless urgent); rank 0 reads its own and looks for the end.
+bool pool_engine::send_counts(std::unique_lock<std::mutex>& guard, std::int64_t now) {
   if (rank_ == 0) {
     pair_view& own = pair_views_[0];
     own.heard = true;
@@ -209,10 +226,10 @@ bool pool_engine::progress_distributed() {
     own.sent = sent_to_;
     own.received = received_from_;
     guard.unlock();
-    return detect_end_by_counts() || busy;
+    return detect_end_by_counts();
   }
-  urgent = urgent || stop_requested_ || !first_report_sent_;
-  if (!state_changed_ || (!urgent && now - last_status_ns_ < pool_status_interval_ns)) return busy;
+  const bool urgent = report_now_ || stop_requested_ || !first_report_sent_;
+  if (!state_changed_ || (!urgent && now - last_status_ns_ < pool_status_interval_ns)) return false;
   message_buffer out(pool_message::counts);
   out.put(static_cast<std::int64_t>(queue_.outstanding()));
   out.put(static_cast<std::int32_t>(queue_.lowest_outstanding_level()));

@@ -41,6 +41,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "selfsched/core/task_queue.hpp"
@@ -142,6 +143,7 @@ class pool_engine {
   bool progress_central_rank();
   bool progress_mediator();
   bool progress_mediation_rank();
+  bool mediated_message(int sender, pool_message type, message_buffer& message);  // true: the end
   // A mediator's parts (pool_mediation.cpp), with the lock held unless said:
   // a message from a rank it serves (status, surplus, end_ack; without the
   // lock), its own rank seen as one of them, and the matching of requests
@@ -160,6 +162,18 @@ class pool_engine {
   };
   pending_work work_below() const;
   bool progress_distributed();  // receiver and sender
+  // Its parts (pool_distributed.cpp): a message, true for the pool's end;
+  // the sender's push or the receiver's ask; a rank's counts to rank 0.
+  bool distributed_message(int sender, pool_message type, message_buffer& message);
+  void steal_asked(int sender, message_buffer& message);
+  void tasks_pushed(int sender, message_buffer& message);
+  void counts_heard(int sender, message_buffer& message);
+  bool push_or_ask(std::unique_lock<std::mutex>& guard, std::int64_t now);
+  bool send_counts(std::unique_lock<std::mutex>& guard, std::int64_t now);
+  // central (pool_central.cpp): a rank's report to rank 0, and the tasks
+  // rank 0 hands out for it.
+  void report_heard(int sender, message_buffer& message);
+  void tasks_handed(int sender, message_buffer& message);
   // With the lock held. Tasks that came in a message go into `into`, or are
   // counted discarded after a stop.
   void keep_tasks(task_queue& into, std::vector<wire_task>& tasks);
@@ -210,18 +224,29 @@ class pool_engine {
   void send(int to, message_buffer message);
   void complete_sends(bool wait);
   std::optional<std::pair<int, message_buffer>> receive();
-  // Every message waiting, each to handle(sender, type, message); true if any.
+  // The one receive loop: every message waiting, each to handle(sender,
+  // type, message). A handler that returns bool says with true that the
+  // pool has ended here (the messages after it are not read). Returns
+  // whether any message came and whether the pool ended.
+  struct received_all {
+    bool any = false, ended = false;
+  };
   template <typename Handle>
-  bool receive_all(Handle&& handle) {
-    bool any = false;
+  received_all receive_all(Handle&& handle) {
+    received_all r;
     while (auto received = receive()) {
-      any = true;
+      r.any = true;
       auto& [sender, message] = *received;
       std::uint8_t type = 0;
       message.get(type);
-      handle(sender, static_cast<pool_message>(type), message);
+      if constexpr (std::is_void_v<decltype(handle(sender, pool_message{}, message))>) {
+        handle(sender, static_cast<pool_message>(type), message);
+      } else if (handle(sender, static_cast<pool_message>(type), message)) {
+        r.ended = true;
+        break;
+      }
     }
-    return any;
+    return r;
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -274,6 +299,7 @@ class pool_engine {
   bool denied_ = false;              // a request found no surplus: may run beyond the limit
   bool requesting_ = false;          // asked the mediator, not yet answered with tasks
   bool state_changed_ = true;        // a status is due
+  bool report_now_ = false;          // a message handled asks for it without waiting the interval
   std::uint32_t transfers_received_ = 0;
   std::int64_t last_status_ns_ = 0;
   // mediation, the mediator (thread 0 of rank 0):

@@ -196,7 +196,7 @@ bool pool_engine::progress_mediator() {
   const std::int64_t from = pool_now_ns();
   bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
     child_message(sender, type, message);
-  });
+  }).any;
 
   std::unique_lock guard(lock_);
   update_own_view();
@@ -295,7 +295,7 @@ bool pool_engine::progress_node_mediator() {
   bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
     if (sender == mediator_) parent_message(type, message);
     else child_message(sender, type, message);
-  });
+  }).any;
 
   std::unique_lock guard(lock_);
   update_own_view();
@@ -335,58 +335,60 @@ bool pool_engine::progress_node_mediator() {
   return busy;
 }
 
-bool pool_engine::progress_mediation_rank() {
-  bool busy = false, urgent = false;
-  while (auto received = receive()) {
-    busy = true;
-    auto& [sender, message] = *received;
-    std::uint8_t type = 0;
-    message.get(type);
-    switch (static_cast<pool_message>(type)) {
-      case pool_message::tasks: {
-        std::vector<wire_task> tasks;
-        if (!read_tasks(message, tasks))
-          malformed("message", sender);
-        std::lock_guard guard(lock_);
-        ++transfers_received_;
-        keep_tasks(queue_, tasks);
-        requesting_ = denied_ = false;
-        state_changed_ = urgent = true;  // the mediator counts these here from now
-        changed_.notify_all();
-        break;
-      }
-      case pool_message::give: {
-        std::uint32_t n = 0;
-        if (!message.get(n)) malformed("message", sender);
-        std::vector<wire_task> tasks;
-        {
-          std::lock_guard guard(lock_);
-          // Keep one current task for this rank's own threads.
-          const std::size_t current = transferable(queue_);
-          if (!stopped_ && current > 1)
-            take_current(queue_, transfer_horizon(), std::min<std::size_t>(n, current - 1), tasks);
-          state_changed_ = urgent = true;
-        }
-        send(mediator_, tasks_message(pool_message::surplus, tasks));
-        break;
-      }
-      case pool_message::denied: {
-        std::lock_guard guard(lock_);
-        denied_ = true;
-        changed_.notify_all();
-        break;
-      }
-      default:
-        if (common_message(static_cast<pool_message>(type), sender, message)) return true;
+// A rank under a mediator: tasks it sent, a request to give some, no.
+bool pool_engine::mediated_message(int sender, pool_message type, message_buffer& message) {
+  switch (type) {
+    case pool_message::tasks: {
+      std::vector<wire_task> tasks;
+      if (!read_tasks(message, tasks)) malformed("message", sender);
+      std::lock_guard guard(lock_);
+      ++transfers_received_;
+      keep_tasks(queue_, tasks);
+      requesting_ = denied_ = false;
+      state_changed_ = report_now_ = true;  // the mediator counts these here from now
+      changed_.notify_all();
+      return false;
     }
+    case pool_message::give: {
+      std::uint32_t n = 0;
+      if (!message.get(n)) malformed("message", sender);
+      std::vector<wire_task> tasks;
+      {
+        std::lock_guard guard(lock_);
+        // Keep one current task for this rank's own threads.
+        const std::size_t current = transferable(queue_);
+        if (!stopped_ && current > 1)
+          take_current(queue_, transfer_horizon(), std::min<std::size_t>(n, current - 1), tasks);
+        state_changed_ = report_now_ = true;
+      }
+      send(mediator_, tasks_message(pool_message::surplus, tasks));
+      return false;
+    }
+    case pool_message::denied: {
+      std::lock_guard guard(lock_);
+      denied_ = true;
+      changed_.notify_all();
+      return false;
+    }
+    default:
+      return common_message(type, sender, message);
   }
+}
+
+bool pool_engine::progress_mediation_rank() {
+  report_now_ = false;
+  const received_all in = receive_all([&](int sender, pool_message type, message_buffer& message) {
+    return mediated_message(sender, type, message);
+  });
+  if (in.ended) return true;
+  const bool busy = in.any;
 
   std::unique_lock guard(lock_);
   if (ended_) return busy;
   const std::size_t current = transferable(queue_);
   const bool wants = !stopped_ && current < asks_below();
   const std::int64_t now = pool_now_ns();
-  urgent = urgent || (wants && !requesting_) || stop_requested_ || !first_report_sent_;
+  const bool urgent = report_now_ || (wants && !requesting_) || stop_requested_ || !first_report_sent_;
   if (!state_changed_ && wants == requesting_) return busy;
   if (!urgent && now - last_status_ns_ < pool_status_interval_ns) return busy;
   message_buffer out(pool_message::status);
