@@ -304,219 +304,212 @@ double number_of(const std::string& text, const std::string& what, bool zero_too
   return v;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line, as given: values are checked where they are used.
+struct options {
   std::string techniques = "fss", transport = "master", masters = "4", workers = "16", speeds, powers, cost = "uniform";
-  std::string n_text = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
+  std::string n = "100000", mean = "100us", flops = "1e9", latency = "2us", bandwidth = "1.25e9", claim = "1us",
               atomic = "200ns", threads = "1", inner = "fss", inner_claim = "100ns";
   std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0", memory = "0", node_workers = "1";
-  std::string merge_bytes = "0", merge_page = "2.5us";
-  std::string result_bytes = "0", json_path, profile_path, platform_path, site_text = "0", instance_text = "0", chart_path,
-      gantt_path;
-  bool print_chunks = false, alpha_by_work = false;
+  std::string merge_bytes = "0", merge_page = "2.5us", result_bytes = "0";
+  std::string json_path, profile_path, platform_path, site = "0", instance = "0", chart_path, gantt_path;
+  bool print_chunks = false, alpha_by_work = false, latency_given = false;
   std::vector<std::string> slow, lose, late, shares;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
       minimization = "1s", message = "20ms", async = "1";
-  bool latency_given = false;
+};
+
+// Every option that takes one value, and where it goes.
+const std::pair<const char*, std::string options::*> valued_options[] = {
+    {"--technique", &options::techniques}, {"--transport", &options::transport}, {"--masters", &options::masters},
+    {"--workers", &options::workers}, {"--speeds", &options::speeds}, {"--powers", &options::powers},
+    {"--n", &options::n}, {"--cost", &options::cost}, {"--mean", &options::mean}, {"--flops", &options::flops},
+    {"--latency", &options::latency}, {"--bandwidth", &options::bandwidth}, {"--memory", &options::memory},
+    {"--node-workers", &options::node_workers}, {"--claim", &options::claim}, {"--atomic", &options::atomic},
+    {"--threads", &options::threads}, {"--inner", &options::inner}, {"--inner-claim", &options::inner_claim},
+    {"--result-bytes", &options::result_bytes}, {"--merge-bytes", &options::merge_bytes},
+    {"--merge-page", &options::merge_page}, {"--rows", &options::rows}, {"--sync-points", &options::sync_points},
+    {"--boundary-bytes", &options::boundary_bytes}, {"--max-chunk", &options::max_chunk},
+    {"--json", &options::json_path}, {"--chart", &options::chart_path}, {"--gantt", &options::gantt_path},
+    {"--profile", &options::profile_path}, {"--platform", &options::platform_path}, {"--site", &options::site},
+    {"--instance", &options::instance}, {"--pool", &options::pool}, {"--nodes", &options::nodes},
+    {"--roots", &options::roots}, {"--levels", &options::levels}, {"--minimizations", &options::minimizations},
+    {"--subregion", &options::subregion}, {"--minimization", &options::minimization},
+    {"--message", &options::message}, {"--async", &options::async},
+};
+
+// --help and --version answer and exit; anything unknown is named.
+options parse_options(int argc, char** argv) {
+  options o;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
-    if (option == "--help") {
-      std::cout << usage;
-      return 0;
+    if (option == "--help" || option == "--version") {
+      if (option == "--help") std::cout << usage;
+      else std::cout << "selfsched-sim " << SELFSCHED_VERSION << "\n";
+      std::exit(0);
     }
-    if (option == "--version") {
-      std::cout << "selfsched-sim " << SELFSCHED_VERSION << "\n";
-      return 0;
-    }
-    if (option == "--chunks") {
-      print_chunks = true;
+    if (option == "--chunks" || option == "--alpha-by-work") {
+      (option == "--chunks" ? o.print_chunks : o.alpha_by_work) = true;
       continue;
     }
-    if (option == "--alpha-by-work") {
-      alpha_by_work = true;
-      continue;
-    }
-    if (option == "--slow" || option == "--lose" || option == "--late" || option == "--timeshare") {
-      if (i + 1 >= argc) fail(option + " needs a value");
-      (option == "--slow" ? slow : option == "--lose" ? lose : option == "--late" ? late : shares).push_back(argv[++i]);
-      continue;
-    }
-    std::string* target = nullptr;
-    if (option == "--technique") target = &techniques;
-    else if (option == "--transport") target = &transport;
-    else if (option == "--masters") target = &masters;
-    else if (option == "--workers") target = &workers;
-    else if (option == "--speeds") target = &speeds;
-    else if (option == "--powers") target = &powers;
-    else if (option == "--n") target = &n_text;
-    else if (option == "--cost") target = &cost;
-    else if (option == "--mean") target = &mean;
-    else if (option == "--flops") target = &flops;
-    else if (option == "--latency") target = &latency;
-    else if (option == "--bandwidth") target = &bandwidth;
-    else if (option == "--memory") target = &memory;
-    else if (option == "--node-workers") target = &node_workers;
-    else if (option == "--claim") target = &claim;
-    else if (option == "--atomic") target = &atomic;
-    else if (option == "--threads") target = &threads;
-    else if (option == "--inner") target = &inner;
-    else if (option == "--inner-claim") target = &inner_claim;
-    else if (option == "--result-bytes") target = &result_bytes;
-    else if (option == "--merge-bytes") target = &merge_bytes;
-    else if (option == "--merge-page") target = &merge_page;
-    else if (option == "--rows") target = &rows;
-    else if (option == "--sync-points") target = &sync_points;
-    else if (option == "--boundary-bytes") target = &boundary_bytes;
-    else if (option == "--max-chunk") target = &max_chunk;
-    else if (option == "--json") target = &json_path;
-    else if (option == "--chart") target = &chart_path;
-    else if (option == "--gantt") target = &gantt_path;
-    else if (option == "--profile") target = &profile_path;
-    else if (option == "--platform") target = &platform_path;
-    else if (option == "--site") target = &site_text;
-    else if (option == "--instance") target = &instance_text;
-    else if (option == "--pool") target = &pool;
-    else if (option == "--nodes") target = &nodes;
-    else if (option == "--roots") target = &roots;
-    else if (option == "--levels") target = &levels;
-    else if (option == "--minimizations") target = &minimizations;
-    else if (option == "--subregion") target = &subregion;
-    else if (option == "--minimization") target = &minimization;
-    else if (option == "--message") target = &message;
-    else if (option == "--async") target = &async;
-    else fail("unknown option '" + option + "' (--help lists them)");
-    latency_given = latency_given || option == "--latency";
+    const bool repeated = option == "--slow" || option == "--lose" || option == "--late" || option == "--timeshare";
+    const auto* known = std::find_if(std::begin(valued_options), std::end(valued_options),
+                                     [&](const auto& v) { return option == v.first; });
+    if (!repeated && known == std::end(valued_options)) fail("unknown option '" + option + "' (--help lists them)");
     if (i + 1 >= argc) fail(option + " needs a value");
-    *target = argv[++i];
+    if (repeated) {
+      (option == "--slow" ? o.slow : option == "--lose" ? o.lose : option == "--late" ? o.late : o.shares)
+          .push_back(argv[++i]);
+      continue;
+    }
+    o.latency_given = o.latency_given || option == "--latency";
+    o.*(known->second) = argv[++i];
   }
+  return o;
+}
 
+ss::platform_spec platform_of(const options& o) {
+  ss::platform_spec platform;
+  if (!o.speeds.empty()) platform.speeds = ss::parse_speeds(o.speeds);
+  if (!o.powers.empty()) platform.powers = ss::parse_speeds(o.powers, "powers");
+  if (!o.platform_path.empty()) {
+    if (!o.speeds.empty() || o.workers != "16")
+      fail("--platform: its worker-K hosts are the workers; --workers and --speeds do not apply");
+    if (access(o.platform_path.c_str(), R_OK) != 0) fail("--platform: cannot read '" + o.platform_path + "'");
+    platform.xml = o.platform_path;
+  }
+  for (const std::string& d : o.slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
+  for (const std::string& l : o.lose) platform.losses.push_back(ss::parse_loss(l));
+  for (const std::string& l : o.late) platform.late_starts.push_back(ss::parse_late_start(l));
+  for (const std::string& t : o.shares) platform.time_shares.push_back(ss::parse_time_share(t));
+  platform.flops = number_of(o.flops, "--flops");
+  platform.latency = ss::parse_seconds(o.latency, "--latency");
+  platform.bandwidth = number_of(o.bandwidth, "--bandwidth");
+  platform.memory_share = number_of(o.memory, "--memory", true);
+  platform.workers_per_node = static_cast<int>(count_of(o.node_workers, "--node-workers", 1));
+  return platform;
+}
+
+ss::run_spec run_of(const options& o) {
+  ss::run_spec run;
+  run.via = ss::parse_transport(o.transport);
+  run.n = count_of(o.n, "--n", 0);
+  run.costs = ss::cost_model::parse(o.cost, ss::parse_seconds(o.mean, "--mean"));
+  if (!o.profile_path.empty())
+    run.costs = costs_from_profile(o.profile_path, count_of(o.site, "--site", 0), count_of(o.instance, "--instance", 0),
+                                   run.n);
+  run.claim_seconds = ss::parse_seconds(o.claim, "--claim");
+  run.atomic_seconds = ss::parse_seconds(o.atomic, "--atomic");
+  run.threads = static_cast<int>(count_of(o.threads, "--threads", 1));
+  run.inner_technique = o.inner;
+  run.inner_claim_seconds = ss::parse_seconds(o.inner_claim, "--inner-claim");
+  run.result_bytes = static_cast<double>(count_of(o.result_bytes, "--result-bytes", 0));
+  run.merge_bytes = static_cast<double>(count_of(o.merge_bytes, "--merge-bytes", 0));
+  run.merge_page_seconds = ss::parse_seconds(o.merge_page, "--merge-page");
+  run.rows = count_of(o.rows, "--rows", 0);
+  run.sync_points = count_of(o.sync_points, "--sync-points", 0);
+  run.boundary_bytes = static_cast<double>(count_of(o.boundary_bytes, "--boundary-bytes", 0));
+  run.max_chunk = count_of(o.max_chunk, "--max-chunk", 0);
+  run.record_chunks = o.print_chunks || !o.gantt_path.empty();
+  run.alpha_by_work = o.alpha_by_work;
+  return run;
+}
+
+// One run's row, its chunks when asked, its Gantt chart and its JSON entry.
+void report_run(const options& o, const ss::run_spec& run, const ss::result& r, long long workers, long long masters,
+                bool first, std::ostringstream& json) {
+  const long long ran = static_cast<long long>(r.busy.size());  // a platform file decides the workers
+  std::printf("| %lld | %s | %s | %lld | %.6g | %.6g | %.3f | %lld | %lld | %.2f |\n", ran, run.technique.c_str(),
+              o.transport.c_str(), masters, r.makespan, r.ideal, r.efficiency, static_cast<long long>(r.chunks),
+              static_cast<long long>(r.messages), r.master_busy);
+  std::fflush(stdout);
+  std::string why;
+  if (!o.gantt_path.empty() &&
+      !gantt_chart(r, static_cast<int>(ran),
+                   run.technique + ", " + o.transport + ", " + std::to_string(workers) + " workers, " + o.cost +
+                       ", n = " + std::to_string(run.n),
+                   o.gantt_path, why))
+    fail("--gantt: " + why);
+  if (o.print_chunks)
+    for (const ss::chunk_record& c : r.chunk_log)
+      std::printf("chunk start=%lld size=%lld worker=%d begin=%.9g end=%.9g\n", static_cast<long long>(c.start),
+                  static_cast<long long>(c.size), c.ran_on, c.begin, c.end);
+  if (o.json_path.empty()) return;
+  if (!first) json << ",\n";
+  json << "  {\"workers\": " << ran << ", \"technique\": \"" << run.technique << "\", \"transport\": \"" << o.transport
+       << "\", \"masters\": " << masters << ", \"n\": " << run.n << ", \"cost\": \"" << o.cost
+       << "\", \"makespan_s\": " << r.makespan << ", \"ideal_s\": " << r.ideal << ", \"efficiency\": " << r.efficiency
+       << ", \"chunks\": " << r.chunks << ", \"messages\": " << r.messages << ", \"busiest_master\": " << r.master_busy
+       << ", \"reexecuted\": " << r.reexecuted << ", \"busy_s\": [";
+  for (std::size_t k = 0; k < r.busy.size(); ++k) json << (k ? ", " : "") << r.busy[k];
+  json << "]}";
+}
+
+// Every combination of --workers, --technique and --masters, one row each.
+int sweep(const options& o) {
+  ss::platform_spec platform = platform_of(o);
+  ss::run_spec run = run_of(o);
+  std::vector<long long> worker_counts, master_counts;
+  for (const std::string& w : split(o.workers)) worker_counts.push_back(count_of(w, "--workers", 1));
+  for (const std::string& m : split(o.masters)) master_counts.push_back(count_of(m, "--masters", 1));
+  if (run.via != ss::transport::hier) master_counts = {1};  // master, rma: one serving host
+  const std::vector<std::string> technique_list = techniques_of(o.techniques);
+  const std::size_t total = worker_counts.size() * technique_list.size() * master_counts.size();
+  if (!o.gantt_path.empty() && total != 1)
+    fail("--gantt draws one run: give one value each to --workers, --technique and --masters");
+  // Written whole at the end through the one writer (a FIFO or /dev/stdout
+  // in place, never waiting for a reader that is not there); a path that
+  // cannot be written is named before any run, as is any bad input.
+  std::string why;
+  if (!o.json_path.empty() && !selfsched::omp::can_write_file(o.json_path, why)) fail("--json: " + why);
+  run.technique = technique_list.front();
+  run.masters = static_cast<int>(master_counts.front());
+  for (long long p : worker_counts) {
+    platform.workers = static_cast<int>(p);
+    ss::validate(platform, run);
+  }
+  std::cout << "| workers | technique | transport | masters | makespan (s) | ideal (s) | efficiency | chunks | "
+               "messages | busiest master |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  std::ostringstream json;
+  json << "[\n";
+  std::vector<sweep_point> points;
+  std::size_t done = 0;
+  for (long long p : worker_counts)
+    for (const std::string& technique : technique_list)
+      for (long long m : master_counts) {
+        platform.workers = static_cast<int>(p);
+        run.technique = technique;
+        run.masters = static_cast<int>(m);
+        const bool hier = run.via == ss::transport::hier;
+        if (total > 1)
+          std::fprintf(stderr, "selfsched-sim: [%zu/%zu] %lld workers, %s, %s%s\n", done + 1, total, p, technique.c_str(),
+                       o.transport.c_str(), hier ? (", " + std::to_string(m) + " masters").c_str() : "");
+        const ss::result r = ss::simulate(platform, run);
+        report_run(o, run, r, p, m, done++ == 0, json);
+        points.push_back({technique + " " + o.transport + (hier ? " " + std::to_string(m) : ""),
+                          static_cast<long long>(r.busy.size()), r.efficiency, r.makespan});
+      }
+  json << "\n]\n";
+  if (!o.json_path.empty() && !selfsched::omp::write_file_atomically(o.json_path, json.str(), 0644, why))
+    fail("--json: " + why);
+  if (!o.chart_path.empty() &&
+      !efficiency_chart(points, "Efficiency by workers: " + o.cost + ", n = " + std::to_string(run.n), o.chart_path, why))
+    fail("--chart: " + why);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse_options(argc, argv);
   try {
-    if (!pool.empty())
-      return run_pools(split(pool), workers, nodes, roots, levels, minimizations, subregion, minimization, message,
-                       latency_given ? latency : "1ms", async);
-    ss::platform_spec platform;
-    if (!speeds.empty()) platform.speeds = ss::parse_speeds(speeds);
-    if (!powers.empty()) platform.powers = ss::parse_speeds(powers, "powers");
-    if (!platform_path.empty()) {
-      if (!speeds.empty() || workers != "16")
-        fail("--platform: its worker-K hosts are the workers; --workers and --speeds do not apply");
-      if (access(platform_path.c_str(), R_OK) != 0) fail("--platform: cannot read '" + platform_path + "'");
-      platform.xml = platform_path;
-    }
-    for (const std::string& d : slow) platform.slowdowns.push_back(ss::parse_slowdown(d));
-    for (const std::string& l : lose) platform.losses.push_back(ss::parse_loss(l));
-    for (const std::string& l : late) platform.late_starts.push_back(ss::parse_late_start(l));
-    for (const std::string& t : shares) platform.time_shares.push_back(ss::parse_time_share(t));
-    platform.flops = number_of(flops, "--flops");
-    platform.latency = ss::parse_seconds(latency, "--latency");
-    platform.bandwidth = number_of(bandwidth, "--bandwidth");
-    platform.memory_share = number_of(memory, "--memory", true);
-    platform.workers_per_node = static_cast<int>(count_of(node_workers, "--node-workers", 1));
-    ss::run_spec run;
-    run.via = ss::parse_transport(transport);
-    run.n = count_of(n_text, "--n", 0);
-    run.costs = ss::cost_model::parse(cost, ss::parse_seconds(mean, "--mean"));
-    if (!profile_path.empty()) {
-      run.costs = costs_from_profile(profile_path, count_of(site_text, "--site", 0), count_of(instance_text, "--instance", 0),
-                                     run.n);
-    }
-    run.claim_seconds = ss::parse_seconds(claim, "--claim");
-    run.atomic_seconds = ss::parse_seconds(atomic, "--atomic");
-    run.threads = static_cast<int>(count_of(threads, "--threads", 1));
-    run.inner_technique = inner;
-    run.inner_claim_seconds = ss::parse_seconds(inner_claim, "--inner-claim");
-    run.result_bytes = static_cast<double>(count_of(result_bytes, "--result-bytes", 0));
-    run.merge_bytes = static_cast<double>(count_of(merge_bytes, "--merge-bytes", 0));
-    run.merge_page_seconds = ss::parse_seconds(merge_page, "--merge-page");
-    run.rows = count_of(rows, "--rows", 0);
-    run.sync_points = count_of(sync_points, "--sync-points", 0);
-    run.boundary_bytes = static_cast<double>(count_of(boundary_bytes, "--boundary-bytes", 0));
-    run.max_chunk = count_of(max_chunk, "--max-chunk", 0);
-    run.record_chunks = print_chunks || !gantt_path.empty();
-    run.alpha_by_work = alpha_by_work;
-
-    std::vector<long long> worker_counts, master_counts;
-    for (const std::string& w : split(workers)) worker_counts.push_back(count_of(w, "--workers", 1));
-    for (const std::string& m : split(masters)) master_counts.push_back(count_of(m, "--masters", 1));
-    if (run.via != ss::transport::hier) master_counts = {1};  // master, rma: one serving host
-    const std::vector<std::string> technique_list = techniques_of(techniques);
-    if (!gantt_path.empty() && worker_counts.size() * technique_list.size() * master_counts.size() != 1)
-      fail("--gantt draws one run: give one value each to --workers, --technique and --masters");
-    std::vector<sweep_point> points;
-
-    // Written whole at the end through the one writer (a FIFO or /dev/stdout
-    // in place, never waiting for a reader that is not there); a path that
-    // cannot be written is named before any run.
-    std::ostringstream json;
-    const bool writing_json = !json_path.empty();
-    std::string why;
-    if (writing_json && !selfsched::omp::can_write_file(json_path, why)) fail("--json: " + why);
-    json << "[\n";
-    // Bad input is named before any output.
-    platform.workers = static_cast<int>(worker_counts.front());
-    run.technique = technique_list.front();
-    run.masters = static_cast<int>(master_counts.front());
-    for (long long p : worker_counts) {
-      platform.workers = static_cast<int>(p);
-      ss::validate(platform, run);
-    }
-    std::cout << "| workers | technique | transport | masters | makespan (s) | ideal (s) | efficiency | chunks | "
-                 "messages | busiest master |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    const std::size_t total = worker_counts.size() * technique_list.size() * master_counts.size();
-    std::size_t done = 0;
-    for (long long p : worker_counts)
-      for (const std::string& technique : technique_list)
-        for (long long m : master_counts) {
-          platform.workers = static_cast<int>(p);
-          run.technique = technique;
-          run.masters = static_cast<int>(m);
-          ++done;
-          if (total > 1) {
-            const std::string node_masters = run.via == ss::transport::hier ? ", " + std::to_string(m) + " masters" : "";
-            std::fprintf(stderr, "selfsched-sim: [%zu/%zu] %lld workers, %s, %s%s\n", done, total, p, technique.c_str(),
-                         transport.c_str(), node_masters.c_str());
-          }
-          const ss::result r = ss::simulate(platform, run);
-          const long long ran = static_cast<long long>(r.busy.size());  // a platform file decides the workers
-          std::printf("| %lld | %s | %s | %lld | %.6g | %.6g | %.3f | %lld | %lld | %.2f |\n", ran, technique.c_str(),
-                      transport.c_str(), m, r.makespan, r.ideal, r.efficiency, static_cast<long long>(r.chunks),
-                      static_cast<long long>(r.messages), r.master_busy);
-          std::fflush(stdout);
-          points.push_back({technique + " " + transport + (run.via == ss::transport::hier ? " " + std::to_string(m) : ""),
-                            ran, r.efficiency, r.makespan});
-          if (!gantt_path.empty() &&
-              !gantt_chart(r, static_cast<int>(ran),
-                           technique + ", " + transport + ", " + std::to_string(p) + " workers, " + cost + ", n = " +
-                               std::to_string(run.n),
-                           gantt_path, why))
-            fail("--gantt: " + why);
-          if (print_chunks)
-            for (const ss::chunk_record& c : r.chunk_log)
-              std::printf("chunk start=%lld size=%lld worker=%d begin=%.9g end=%.9g\n", static_cast<long long>(c.start),
-                          static_cast<long long>(c.size), c.ran_on, c.begin, c.end);
-          if (writing_json) {
-            if (done > 1) json << ",\n";
-            json << "  {\"workers\": " << ran << ", \"technique\": \"" << technique << "\", \"transport\": \"" << transport
-                 << "\", \"masters\": " << m << ", \"n\": " << run.n << ", \"cost\": \"" << cost
-                 << "\", \"makespan_s\": " << r.makespan << ", \"ideal_s\": " << r.ideal
-                 << ", \"efficiency\": " << r.efficiency << ", \"chunks\": " << r.chunks
-                 << ", \"messages\": " << r.messages << ", \"busiest_master\": " << r.master_busy
-                 << ", \"reexecuted\": " << r.reexecuted << ", \"busy_s\": [";
-            for (std::size_t k = 0; k < r.busy.size(); ++k) json << (k ? ", " : "") << r.busy[k];
-            json << "]}";
-          }
-        }
-    json << "\n]\n";
-    if (writing_json && !selfsched::omp::write_file_atomically(json_path, json.str(), 0644, why)) fail("--json: " + why);
-    if (!chart_path.empty() &&
-        !efficiency_chart(points, "Efficiency by workers: " + cost + ", n = " + std::to_string(run.n), chart_path, why))
-      fail("--chart: " + why);
+    if (!o.pool.empty())
+      return run_pools(split(o.pool), o.workers, o.nodes, o.roots, o.levels, o.minimizations, o.subregion,
+                       o.minimization, o.message, o.latency_given ? o.latency : "1ms", o.async);
+    return sweep(o);
   } catch (const ss::sim_error& e) {
     fail(e.what());
   } catch (const std::exception& e) {
     std::cerr << "selfsched-sim: " << e.what() << "\n";
     return 1;
   }
-  return 0;
 }
