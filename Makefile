@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sim-smpi sanitize sanitize-address sanitize-thread sanitize-ci sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests install clean
+.PHONY: all deps configure build test sim-smpi sanitize sanitize-address sanitize-thread sanitize-ci sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests peer-tests-cluster install clean
 
 all: build
 
@@ -146,6 +146,21 @@ peer-tests: build
 	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/libgomp --techniques $(PEER_TECHNIQUES)
 	python3 tests/peer/libgomp.py --testsuite "$$(tools/fetch-gcc-testsuite.sh $(BUILD))" --suites libgomp.fortran \
 	  --fortran flang-new-19 --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/flang --techniques $(PEER_TECHNIQUES)
+
+# The same suites' loop and reduction tests in cluster mode (docs/cluster.md):
+# each test program under selfsched-mpirun --cluster -np PEER_RANKS (one
+# thread a rank) against one process of PEER_RANKS threads: LLVM's
+# worksharing and reduction tests, then GCC's libgomp loop tests built by
+# clang on libomp (docs/results/cluster.md). Both run even when the first
+# fails. Fetches the sources once, as root; about 20 minutes here.
+PEER_RANKS ?= 2
+peer-tests-cluster: build
+	status=0; \
+	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler clang --cluster $(PEER_RANKS) -j1 || status=1; \
+	python3 tests/peer/libgomp.py --testsuite "$$(tools/fetch-gcc-testsuite.sh $(BUILD))" \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/libgomp-cluster --cluster $(PEER_RANKS) -j1 || status=1; \
+	exit $$status
 
 install: build
 	cmake --install $(BUILD)

@@ -6,7 +6,9 @@
 #include <omp.h>
 
 #include <cstring>
+#include <mutex>
 #include <type_traits>
+#include <unordered_map>
 
 #include "allocation.hpp"
 #include "interposed.hpp"
@@ -179,6 +181,30 @@ std::int32_t reduce(ident* loc, std::int32_t gtid, std::int32_t vars, std::size_
   return 0;
 }
 
+// A critical section's name (kmp_critical_name, 32 bytes the compiler puts
+// in the program's data) is where libomp keeps the section's lock: its
+// first user stores there a pointer to a lock libomp allocated in this
+// process's own heap. Program data is merged, rolled back and adopted from
+// rank 0, so a rank would be left with a pointer into another rank's heap
+// (or none, after a roll back, beside a lock libomp thinks it made). So
+// libomp gets a name of this process's own for each of the program's, kept
+// outside the program's memory, and the program's stays as the compiler
+// made it, alike on every rank.
+struct alignas(16) critical_name {
+  std::int32_t words[8];
+};
+
+critical_name* own_name(void* program_name) {
+  if (program_name == nullptr || cluster_process::get() == nullptr) return static_cast<critical_name*>(program_name);
+  runtime_scope scope;  // the runtime's memory, never merged
+  static std::mutex lock;
+  static auto* names = new std::unordered_map<void*, critical_name*>;
+  std::lock_guard hold(lock);
+  critical_name*& own = (*names)[program_name];
+  if (own == nullptr) own = new critical_name{};
+  return own;
+}
+
 }  // namespace
 }  // namespace selfsched::cluster
 
@@ -301,7 +327,7 @@ __attribute__((visibility("default"))) std::int32_t __kmpc_reduce_nowait(ident* 
                                                                           void* list, reduce_function combine,
                                                                           void* lock) {
   SELFSCHED_NEXT(__kmpc_reduce_nowait);
-  if (shared_member() == nullptr) return real(loc, gtid, vars, size, list, combine, lock);
+  if (shared_member() == nullptr) return real(loc, gtid, vars, size, list, combine, own_name(lock));
   return reduce(loc, gtid, vars, size, list, combine, lock, false);
 }
 
@@ -309,19 +335,19 @@ __attribute__((visibility("default"))) std::int32_t __kmpc_reduce(ident* loc, st
                                                                    std::size_t size, void* list,
                                                                    reduce_function combine, void* lock) {
   SELFSCHED_NEXT(__kmpc_reduce);
-  if (shared_member() == nullptr) return real(loc, gtid, vars, size, list, combine, lock);
+  if (shared_member() == nullptr) return real(loc, gtid, vars, size, list, combine, own_name(lock));
   return reduce(loc, gtid, vars, size, list, combine, lock, true);
 }
 
 __attribute__((visibility("default"))) void __kmpc_end_reduce_nowait(ident* loc, std::int32_t gtid, void* lock) {
   SELFSCHED_NEXT(__kmpc_end_reduce_nowait);
-  if (shared_member() == nullptr) real(loc, gtid, lock);
+  if (shared_member() == nullptr) real(loc, gtid, own_name(lock));
 }
 
 __attribute__((visibility("default"))) void __kmpc_end_reduce(ident* loc, std::int32_t gtid, void* lock) {
   SELFSCHED_NEXT(__kmpc_end_reduce);
   member_state* m = shared_member();
-  if (m == nullptr) return real(loc, gtid, lock);
+  if (m == nullptr) return real(loc, gtid, own_name(lock));
   // Rank 0's thread 0 has updated the shared variables: the reduction's
   // barrier, which the others wait at.
   synchronize(loc, gtid, *m);
@@ -336,9 +362,9 @@ __attribute__((visibility("default"))) void __kmpc_end_reduce(ident* loc, std::i
     if (shared_member() != nullptr) process().region().flags.fetch_or(flag_critical); \
     return real args;                                                     \
   }
-SELFSCHED_FLAGGED(void, __kmpc_critical, (ident * loc, std::int32_t gtid, void* crit), (loc, gtid, crit))
+SELFSCHED_FLAGGED(void, __kmpc_critical, (ident * loc, std::int32_t gtid, void* crit), (loc, gtid, own_name(crit)))
 SELFSCHED_FLAGGED(void, __kmpc_critical_with_hint, (ident * loc, std::int32_t gtid, void* crit, std::uint32_t hint),
-                  (loc, gtid, crit, hint))
+                  (loc, gtid, own_name(crit), hint))
 SELFSCHED_FLAGGED(void, omp_set_lock, (omp_lock_t * lock), (lock))
 SELFSCHED_FLAGGED(void, omp_set_nest_lock, (omp_nest_lock_t * lock), (lock))
 SELFSCHED_FLAGGED(int, omp_test_lock, (omp_lock_t * lock), (lock))
@@ -346,6 +372,11 @@ SELFSCHED_FLAGGED(int, omp_test_nest_lock, (omp_nest_lock_t * lock), (lock))
 SELFSCHED_FLAGGED(void, omp_set_lock_, (omp_lock_t * lock), (lock))
 SELFSCHED_FLAGGED(void, omp_set_nest_lock_, (omp_nest_lock_t * lock), (lock))
 #undef SELFSCHED_FLAGGED
+
+__attribute__((visibility("default"))) void __kmpc_end_critical(ident* loc, std::int32_t gtid, void* crit) {
+  SELFSCHED_NEXT(__kmpc_end_critical);
+  real(loc, gtid, own_name(crit));
+}
 
 __attribute__((visibility("default"))) void __kmpc_flush(ident* loc) {
   SELFSCHED_NEXT(__kmpc_flush);

@@ -407,6 +407,32 @@ static int nested(void) {
   return check("nested", s == 4 * omp_get_max_threads());
 }
 
+// Critical sections in a region that runs replicated (single copyprivate),
+// again and again: libomp keeps a section's lock in the program's data (the
+// section's name), which must not carry one rank's lock to another rank
+// when rank 0's memory becomes every rank's.
+static int critical_replicated(void) {
+  long long sum = 0, count = 0, expected = 0;
+  const int threads = omp_get_max_threads();
+  for (int round = 0; round < 30; ++round) {
+    #pragma omp parallel
+    {
+      int first = 0;
+      #pragma omp single copyprivate(first)
+      first = round;
+      for (int i = 0; i < 100; ++i) {
+        #pragma omp critical
+        sum += i + first;
+        #pragma omp critical(second_name)
+        ++count;
+      }
+    }
+    expected += (long long)threads * (4950 + 100 * round);
+  }
+  printf("critical_replicated %lld %lld\n", sum, count);
+  return check("critical_replicated", sum == expected && count == 30LL * 100 * threads);
+}
+
 // Serial code writes a file; every rank's program runs it, one file results.
 static int write_file(const char* path) {
   if (path == NULL) return 0;
@@ -429,6 +455,7 @@ int main(int argc, char** argv) {
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
+    {"critical_replicated", critical_replicated},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)

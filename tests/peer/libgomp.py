@@ -20,6 +20,19 @@ reads wrongly fails in the baseline too and is left out of the comparison.
   tests/peer/libgomp.py --testsuite DIR/libgomp/testsuite --lib build/lib/libselfsched.so
       [--suites libgomp.c,libgomp.c-c++-common,libgomp.c++,libgomp.fortran]
       [--techniques fss,auto] [--work DIR] [-j N] [--fortran gfortran|flang-new-19]
+      [--cluster RANKS [--mpirun PATH]]
+
+--cluster RANKS runs the loop tests instead (loop-N and for-N of
+libgomp.c, libgomp.c-c++-common built as C, and libgomp.c++; --filter and
+--suites narrow or widen that) twice: in one process with
+OMP_NUM_THREADS=RANKS and no libselfsched (the baseline), then under
+`selfsched-mpirun --cluster -np RANKS` with OMP_NUM_THREADS=1 (a test's own
+dg-set-target-env-var OMP_NUM_THREADS is per rank there). Cluster mode
+refuses programs on libgomp, so these tests are built with clang-19 on
+libomp (C++ with clang++-19, Fortran with flang-new-19), as libomp's own
+tests are; GCC-only dump options (-fdump-*) are dropped. Failures are
+classified as peer_cluster.py says; exit status 1 when one is a wrong
+answer, a crash or a hang.
 
 The testsuite comes from Debian's gcc-12 source package
 (tools/fetch-gcc-testsuite.sh; `make peer-tests` fetches it). Python 3
@@ -33,6 +46,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+
+import peer_cluster
 
 SUITES = {
     "libgomp.c": "gcc",
@@ -115,12 +130,24 @@ def output_regex(patterns):
         return None
 
 
+# Cluster mode runs programs on libomp: LLVM's compilers instead of GCC's.
+ON_LIBOMP = {"gcc": "clang-19", "g++": "clang++-19", "gfortran": "flang-new-19"}
+# The loop tests the cluster run takes by default (file names).
+CLUSTER_TESTS = re.compile(r"^(loop|for)-\d+\.[cC]$")
+CLUSTER_SUITES = "libgomp.c,libgomp.c-c++-common,libgomp.c++"
+
+
 def build(args, suite, source, test):
     compiler = args.fortran if SUITES[suite] == "gfortran" else SUITES[suite]
+    if args.cluster:
+        compiler = ON_LIBOMP[SUITES[suite]]
     folder = os.path.dirname(source)
     binary = os.path.join(args.work, suite, os.path.relpath(source, os.path.join(args.testsuite, suite)) + ".exe")
     os.makedirs(os.path.dirname(binary), exist_ok=True)
     options = DEFAULT_OPTIONS if test["options"] is None else test["options"]
+    if args.cluster:  # GCC's tree dumps, which clang does not know (dg-final reads them; this runner does not)
+        options = [o for o in options if not o.startswith("-fdump-")]
+        test = dict(test, extra=[o for o in test["extra"] if not o.startswith("-fdump-")])
     sources = [source] + [os.path.join(folder, s) for s in test["sources"]]
     # libgomp.exp puts libgomp's own source directory on the include path
     # (libgomp_g.h: tests that call the GOMP_ entry points directly).
@@ -135,22 +162,36 @@ def build(args, suite, source, test):
     return binary if built.returncode == 0 else None
 
 
-def run(args, binary, test, environment):
+def run(args, binary, test, environment, defaults=None, prefix=(), outputs=None):
+    """The test's outcome; `defaults` is environment the test's own may override, `prefix` the command
+    the binary runs under, `outputs` a list that gets the run's output."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMP_", "GOMP_", "KMP_", "SELFSCHED_")) and k != "LD_PRELOAD"}
+    env.update(defaults or {})
     env.update(test["env"])
     env.update(environment)
+    # Its own session, so that a timeout ends what it started too (mpirun's ranks).
+    process = subprocess.Popen(list(prefix) + [binary], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               cwd=os.path.dirname(binary), start_new_session=True)
     try:
-        done = subprocess.run([binary], env=env, capture_output=True, timeout=args.timeout,
-                              cwd=os.path.dirname(binary))
+        stdout, stderr = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, 9)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = process.communicate()
+        if outputs is not None:
+            outputs.append((stdout + stderr).decode(errors="replace"))
         return "TIMEOUT"
-    failed = done.returncode != 0
+    text = (stdout + stderr).decode(errors="replace")
+    if outputs is not None:
+        outputs.append(text)
+    failed = process.returncode != 0
     if failed != test["shouldfail"]:
-        return f"FAIL (exit {done.returncode})"
+        return f"FAIL (exit {process.returncode})"
     if test["output"]:
         pattern = output_regex(test["output"])
-        text = (done.stdout + done.stderr).decode(errors="replace")
         if pattern is not None and not pattern.search(text):
             return "FAIL (output)"
     return "PASS"
@@ -172,11 +213,58 @@ def known_difference(name, technique_chosen):
     return KNOWN_WITH_TECHNIQUE.get(name) if technique_chosen else None
 
 
+# Tests that check what cluster mode changes on purpose (docs/cluster.md):
+# the reason, by path under the testsuite.
+CLUSTER_KNOWN = {}
+
+
+def cluster_main(args, tests):
+    """--cluster RANKS: each test built once, run in one process and under selfsched-mpirun --cluster."""
+    mpirun = peer_cluster.find_mpirun(args.lib, args.mpirun)
+    if not os.access(mpirun, os.X_OK):
+        print(f"libgomp: no selfsched-mpirun at {mpirun} (--mpirun PATH)", file=sys.stderr)
+        return 2
+    ranks = str(args.cluster)
+
+    def one(item):
+        suite, source, test = item
+        name = os.path.relpath(source, args.testsuite)
+        if test["skip"]:
+            return name, "UNSUPPORTED", "UNSUPPORTED", ""
+        binary = build(args, suite, source, test)
+        if binary is None:
+            return name, "UNBUILDABLE", "UNBUILDABLE", ""
+        output = []
+        baseline = run(args, binary, test, {}, defaults={"OMP_NUM_THREADS": ranks})
+        # auto's cache off: each run learns afresh, as the baseline does.
+        cluster = run(args, binary, test, {}, defaults={"OMP_NUM_THREADS": "1", "SELFSCHED_AUTO_CACHE": "off"},
+                      prefix=(mpirun, "--cluster", "-np", ranks), outputs=output)
+        return name, baseline, cluster, output[0]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = sorted(pool.map(one, tests))
+    built = [r for r in results if r[1] not in ("UNBUILDABLE", "UNSUPPORTED")]
+    passed_one = [r for r in built if r[1] == "PASS"]
+    passed_both = [r for r in passed_one if r[2] == "PASS"]
+    print(f"libgomp cluster {ranks}x1: {len(results)} tests ({len(results) - len(built)} not buildable by "
+          f"LLVM's compilers or unsupported), {len(passed_one)} pass in one process ({ranks} threads), "
+          f"{len(passed_both)} of those under selfsched-mpirun --cluster -np {ranks}")
+    for name, baseline, cluster, _ in results:
+        if baseline != "PASS":
+            print(f"  {name}: {baseline} in one process" + (", passes in cluster mode" if cluster == "PASS" else ""))
+    failures = [(name, cluster, output, CLUSTER_KNOWN.get(name))
+                for name, baseline, cluster, output in passed_one if cluster != "PASS"]
+    wrong = peer_cluster.report("libgomp cluster", failures, args.work)
+    print(f"libgomp cluster: {wrong} tests give a wrong answer, crash or hang only in cluster mode")
+    return 1 if wrong else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--testsuite", required=True, help="GCC's libgomp/testsuite directory")
     parser.add_argument("--lib", required=True, help="libselfsched.so to preload")
-    parser.add_argument("--suites", default=",".join(SUITES), help="default: %(default)s")
+    parser.add_argument("--suites", default=None,
+                        help=f"default: {','.join(SUITES)}; with --cluster: {CLUSTER_SUITES}")
     parser.add_argument("--techniques", default="fss,auto", help="comma-separated (default: fss,auto)")
     parser.add_argument("--work", default="build/peer-tests/libgomp", help="where binaries go")
     parser.add_argument("-j", "--jobs", type=int, default=2)
@@ -185,7 +273,14 @@ def main():
     parser.add_argument("--filter", default="", help="only tests whose path contains this")
     parser.add_argument("--fortran", default="gfortran",
                         help="compiler of the Fortran suite (default: gfortran, on libgomp; flang-new-19: on libomp)")
+    parser.add_argument("--cluster", type=int, default=0, metavar="RANKS",
+                        help="run the loop tests under selfsched-mpirun --cluster -np RANKS against one process "
+                             "instead (see above)")
+    parser.add_argument("--mpirun", default=None,
+                        help="selfsched-mpirun for --cluster (default: bin/ beside the library's lib/)")
     args = parser.parse_args()
+    if args.suites is None:
+        args.suites = CLUSTER_SUITES if args.cluster else ",".join(SUITES)
     args.testsuite, args.lib, args.work = map(os.path.realpath, (args.testsuite, args.lib, args.work))
     for path, what in ((args.lib, "libselfsched"), (args.testsuite, "libgomp testsuite")):
         if not os.path.exists(path):
@@ -207,13 +302,16 @@ def main():
         for folder, _, files in os.walk(root):
             for name in sorted(files):
                 source = os.path.join(folder, name)
-                if name.endswith(SOURCE_SUFFIXES) and args.filter in source:
+                if name.endswith(SOURCE_SUFFIXES) and args.filter in source and \
+                        (not args.cluster or args.filter or CLUSTER_TESTS.match(name)):
                     test = read_test(source)
                     if test is not None:
                         tests.append((suite, source, test))
     # dg-additional-sources are compiled with the test that names them, not alone.
     helpers = {os.path.normpath(os.path.join(os.path.dirname(s), extra)) for _, s, t in tests for extra in t["sources"]}
     tests = [t for t in tests if os.path.normpath(t[1]) not in helpers]
+    if args.cluster:
+        return cluster_main(args, tests)
 
     def one(item):
         suite, source, test = item
