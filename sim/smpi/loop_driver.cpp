@@ -31,6 +31,7 @@
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"
 #include "selfsched/sim.hpp"
+#include "smpi_waits.hpp"
 
 namespace {
 
@@ -166,11 +167,13 @@ void print_figures(const driver_options& o, int ranks, const rank_figures& mine,
   MPI_Reduce(sums, sum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&served, &served_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (e.rank() != 0) return;
+  const selfsched::smpi::wait_counts waits = selfsched::smpi::waits();  // every rank's, nearly all done
   const double ideal = sum[0] / sum[1], makespan = max[0];
   std::printf("smpi-loop: transport=%s technique=%s ranks=%d makespan=%.6f ideal=%.6f efficiency=%.4f "
-              "chunks=%.0f served=%.0f master_busy=%.4f iterations=%.0f\n",
+              "chunks=%.0f served=%.0f master_busy=%.4f iterations=%.0f tests=%lld blocked=%lld polls=%lld\n",
               e.stats().transport.c_str(), o.technique.c_str(), ranks, makespan, ideal, ideal / makespan, sum[2],
-              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[3]);
+              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[3], static_cast<long long>(waits.tests),
+              static_cast<long long>(waits.blocked), static_cast<long long>(waits.polls));
 }
 
 int run(const driver_options& o) {
@@ -178,6 +181,7 @@ int run(const driver_options& o) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const bool serve_only = o.dedicated_servers && serves(o, rank);
+  selfsched::smpi::block_in_waits(!serves(o, rank));  // a rank that serves nobody waits in MPI_Wait
   detail::engine e(MPI_COMM_WORLD, selfsched::mpi::options().schedule(o.technique).transport(o.transport),
                    detail::serving::program_elsewhere);
   rank_figures f;
