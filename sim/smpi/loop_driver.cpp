@@ -149,11 +149,21 @@ void compute(detail::engine& e, std::uint64_t loop, const driver_options& o, dou
 // A serving rank that computes nothing: it serves until every computing
 // rank has run out of chunks (`everyone_done`), counting the time of the
 // polls that handled a message as busy.
+//
+// The barrier is tested every 50 simulated us, not at every poll: SMPI
+// tests a nonblocking barrier by testing its requests to and from every
+// rank, O(ranks) simulation work a test (128 ranks of master: 56 s of wall
+// time instead of 70). The figures do not see it: the makespan ends with
+// the last chunk, busy time with the last message served.
 void serve(detail::engine& e, MPI_Request& everyone_done, rank_figures& f) {
+  double tested = -1;
   for (int done = 0; !done;) {
     const double before = MPI_Wtime();
     if (e.serve()) f.serving += MPI_Wtime() - before;
-    MPI_Test(&everyone_done, &done, MPI_STATUS_IGNORE);
+    if (before - tested >= 50e-6) {
+      tested = before;
+      MPI_Test(&everyone_done, &done, MPI_STATUS_IGNORE);
+    }
     if (!done) sched_yield();  // a simulated microsecond (smpi_workarounds.h)
   }
 }
