@@ -170,19 +170,19 @@ void serve(detail::engine& e, MPI_Request& everyone_done, rank_figures& f) {
 
 void print_figures(const driver_options& o, int ranks, const rank_figures& mine, const detail::engine& e) {
   double maxima[2] = {mine.last_end, mine.serving}, max[2] = {0, 0};
-  double sums[4] = {mine.computed, mine.power, static_cast<double>(mine.outer), mine.iterations};
-  double sum[4] = {0, 0, 0, 0};
+  double sums[5] = {mine.computed, mine.power, static_cast<double>(mine.outer), mine.iterations, mine.serving};
+  double sum[5] = {0, 0, 0, 0, 0};
   double served = static_cast<double>(e.stats().requests_served), served_all = 0;
   MPI_Reduce(maxima, max, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Reduce(sums, sum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(sums, sum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&served, &served_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (e.rank() != 0) return;
   const selfsched::smpi::wait_counts waits = selfsched::smpi::waits();  // every rank's, nearly all done
   const double ideal = sum[0] / sum[1], makespan = max[0];
   std::printf("smpi-loop: transport=%s technique=%s ranks=%d makespan=%.6f ideal=%.6f efficiency=%.4f "
-              "chunks=%.0f served=%.0f master_busy=%.4f iterations=%.0f tests=%lld blocked=%lld polls=%lld\n",
+              "chunks=%.0f served=%.0f master_busy=%.4f serving_sum=%.6f iterations=%.0f tests=%lld blocked=%lld polls=%lld\n",
               e.stats().transport.c_str(), o.technique.c_str(), ranks, makespan, ideal, ideal / makespan, sum[2],
-              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[3], static_cast<long long>(waits.tests),
+              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[4], sum[3], static_cast<long long>(waits.tests),
               static_cast<long long>(waits.blocked), static_cast<long long>(waits.polls));
 }
 

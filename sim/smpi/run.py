@@ -134,9 +134,10 @@ def run_model(a, sim, transport, platform, claim):
 
 
 def per_request(figures):
-    """The code's master work per request: its busy time over what it served."""
+    """The code's master work per request: every serving rank's busy time over the requests they served.
+    (Not the busiest one's alone: under hier that is one master's time over every node's requests.)"""
     served = float(figures["served"])
-    return float(figures["master_busy"]) * float(figures["makespan"]) / served if served else 1e-6
+    return float(figures["serving_sum"]) / served if served else 1e-6
 
 
 def parse_args():
