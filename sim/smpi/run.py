@@ -99,7 +99,7 @@ def run_smpi(a, program, transport, workers, work_dir):
                    a.bandwidth)
     with open(hostfile, "w") as f:
         f.write("\n".join(hosts) + "\n")
-    env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size))
+    env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
     command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
                "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
     command += [f"--cfg={c}" for c in SMPI_CONFIG]
@@ -134,9 +134,10 @@ def run_model(a, sim, transport, platform, claim):
 
 
 def per_request(figures):
-    """The code's master work per request: its busy time over what it served."""
+    """The code's master work per request: every serving rank's busy time over the requests they served.
+    (Not the busiest one's alone: under hier that is one master's time over every node's requests.)"""
     served = float(figures["served"])
-    return float(figures["master_busy"]) * float(figures["makespan"]) / served if served else 1e-6
+    return float(figures["serving_sum"]) / served if served else 1e-6
 
 
 def parse_args():
@@ -157,6 +158,8 @@ def parse_args():
     p.add_argument("--latency", type=seconds, default=2e-6)
     p.add_argument("--bandwidth", type=float, default=1.25e9)
     p.add_argument("--claim", type=seconds, help="the model's master work per request (default: the code's)")
+    p.add_argument("--wait", default="block", choices=["block", "poll"],
+                   help="how ranks that serve nobody wait: block in MPI_Wait (default) or poll as serving ranks do")
     p.add_argument("--json", help="write every row here")
     p.add_argument("--check", action="store_true", help="exit 1 if code and model differ by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.10)
@@ -167,15 +170,17 @@ def parse_args():
 
 def main():
     a = parse_args()
-    program = os.path.join(a.smpi_build or os.path.join(a.build, "sim-smpi"), "bin", "selfsched-smpi-loop")
+    # absolute: smpirun runs in a directory of its own
+    program = os.path.abspath(os.path.join(a.smpi_build or os.path.join(a.build, "sim-smpi"), "bin",
+                                           "selfsched-smpi-loop"))
     sim = os.path.join(a.build, "bin", "selfsched-sim")
     if not shutil.which("smpirun") or not os.path.exists(program):
         print(f"run.py: skipped: no smpirun or no {program} (SimGrid's SMPI: apt-get install libsimgrid-dev)")
         return SKIPPED
     rows, worst = [], 0.0
     print("| transport | workers | ranks | code: makespan (s) | efficiency | master busy | model: makespan (s) "
-          "| efficiency | master busy | model/code | claim (us) | wall (s) | memory (MiB) |")
-    print("| --- " * 13 + "|")
+          "| efficiency | master busy | model/code | claim (us) | polls | blocked waits | wall (s) | memory (MiB) |")
+    print("| --- " * 15 + "|")
     for transport in a.transport.split(","):
         for workers in (int(w) for w in a.workers.split(",")):
             with tempfile.TemporaryDirectory(prefix="selfsched-smpi-") as work_dir:
@@ -188,7 +193,8 @@ def main():
             print(f"| {transport} | {workers} | {code['ranks']} | {float(code['makespan']):.4f} | "
                   f"{float(code['efficiency']):.3f} | {float(code['master_busy']):.3f} | {model['makespan']:.4f} | "
                   f"{model['efficiency']:.3f} | {model['master_busy']:.3f} | {ratio:.3f} | {claim * 1e6:.2f} | "
-                  f"{code['wall']:.1f} | {code['rss_mib']:.0f} |", flush=True)
+                  f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['rss_mib']:.0f} |",
+                  flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -12,16 +12,22 @@
 extern "C" {
 #endif
 int smpi_usleep(useconds_t usecs);
+int selfsched_smpi_test(MPI_Request* request, int* flag, MPI_Status* status);
+int selfsched_smpi_yield(void);
 #ifdef __cplusplus
 }
 #endif
 
-// 1. sched_yield takes no simulated time. A rank waiting for a message
-//    yields its core between polls (mpi_bridge/src/waiting.hpp, rma.cpp);
-//    on a real machine that costs it about a microsecond. Under SMPI a
-//    yield that took no simulated time would poll again at the same instant
-//    for ever, and the message it waits for could never arrive.
-#define sched_yield() smpi_usleep(1)
+// 1. Waiting (waits.cpp). sched_yield takes no simulated time: a rank
+//    polling for a message (MPI_Test, then a yield: mpi_bridge/src/
+//    waiting.hpp, rma.cpp) would poll at the same instant for ever, and the
+//    message could never arrive. A yield is a simulated microsecond (what it
+//    costs on a real machine) on a rank that serves others; a rank that
+//    serves nobody blocks in MPI_Wait on the request its last MPI_Test found
+//    incomplete (MPI_Test is wrapped to note it), so that a wait is one
+//    simulation event, not one per simulated microsecond.
+#define MPI_Test(request, flag, status) selfsched_smpi_test(request, flag, status)
+#define sched_yield() selfsched_smpi_yield()
 
 // 2. MPI_Is_thread_main is true on one simulated rank only (SMPI answers
 //    "is this the actor of pid 1"), and MPI_Init_thread / MPI_Query_thread
