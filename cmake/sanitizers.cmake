@@ -24,6 +24,28 @@ function(selfsched_sanitize_mpi_tests)
   endif()
 endfunction()
 
+# selfsched_sanitize_timeouts(): every test of the calling directory gets
+# SELFSCHED_SANITIZE_TIMEOUT_FACTOR times its TIMEOUT (deferred to the
+# directory's end, so that it sees every test). The timeouts are set for plain
+# builds and catch hangs: under ASan (the MPI tests with the slow unwinder
+# besides) a run takes two to five times as long, and mpi.coverage.master
+# (25 s of CPU) or install.find_package_and_pkg_config then ran past them on a
+# busy 2-core machine while passing. What each test checks is unchanged.
+set(SELFSCHED_SANITIZE_TIMEOUT_FACTOR 3 CACHE STRING "Factor on every test's TIMEOUT in a sanitizer build")
+function(selfsched_sanitize_timeouts)
+  if(NOT SELFSCHED_SANITIZE)
+    return()
+  endif()
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} TIMEOUT timeout)
+    if(timeout)
+      math(EXPR timeout "${timeout} * ${SELFSCHED_SANITIZE_TIMEOUT_FACTOR}")
+      set_tests_properties(${test} PROPERTIES TIMEOUT ${timeout})
+    endif()
+  endforeach()
+endfunction()
+
 if(NOT SELFSCHED_SANITIZE)
   return()
 endif()
