@@ -152,6 +152,8 @@ class agent {
       at = (at + static_cast<std::uint64_t>(counts[q]) + 63) & ~std::uint64_t{63};
     }
     if (at > channel_layout::incoming_bytes) too_big();
+    channel_.populate(channel_.outgoing(), c.outgoing_bytes, false);
+    channel_.populate(channel_.incoming(), at, true);
     MPI_Request r;
     MPI_Iallgatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(), sizes.data(),
                     offsets.data(), MPI_BYTE, comm_, &r);

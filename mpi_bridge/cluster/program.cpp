@@ -199,8 +199,12 @@ std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t by
   c.outgoing_bytes = bytes;
   channel_->call();
   std::vector<std::span<const std::byte>> all;
-  for (int q = 0; q < ranks_; ++q)
+  std::size_t end = 0;
+  for (int q = 0; q < ranks_; ++q) {
     all.push_back({channel_->incoming() + c.received[q].offset, static_cast<std::size_t>(c.received[q].bytes)});
+    end = std::max<std::size_t>(end, c.received[q].offset + c.received[q].bytes);
+  }
+  channel_->populate(channel_->incoming(), end, false);
   return all;
 }
 
