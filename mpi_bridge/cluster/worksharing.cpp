@@ -196,12 +196,21 @@ struct alignas(16) critical_name {
 
 critical_name* own_name(void* program_name) {
   if (program_name == nullptr || cluster_process::get() == nullptr) return static_cast<critical_name*>(program_name);
+  // A critical section in a loop body enters and leaves the same name at
+  // every iteration: each thread remembers its last one, so the table's
+  // lock is taken once per thread and name, not twice per iteration.
+  // Names are never freed, so a remembered one stays valid.
+  thread_local void* last_program __attribute__((tls_model("initial-exec"))) = nullptr;
+  thread_local critical_name* last_own __attribute__((tls_model("initial-exec"))) = nullptr;
+  if (program_name == last_program) return last_own;
   runtime_scope scope;  // the runtime's memory, never merged
   static std::mutex lock;
   static auto* names = new std::unordered_map<void*, critical_name*>;
   std::lock_guard hold(lock);
   critical_name*& own = (*names)[program_name];
   if (own == nullptr) own = new critical_name{};
+  last_program = program_name;
+  last_own = own;
   return own;
 }
 
