@@ -320,11 +320,11 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
                       "ranks: a clock, a process id, a result summed in another order)");
     if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
     if (q == 0 && sites_.count(region_.site) == 0) {  // what an earlier run found
+      using choice = omp::bridge::region_choice;
+      const auto remembered = static_cast<choice>(theirs.remembered);
       site_record& record = sites_[region_.site];
-      record.replicated = theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated) ||
-                          theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated_alike);
-      if (theirs.remembered == static_cast<std::uint64_t>(omp::bridge::region_choice::replicated_alike))
-        record.alike_runs = alike_runs_to_trust;
+      record.replicated = remembered == choice::replicated || remembered == choice::replicated_alike;
+      if (remembered == choice::replicated_alike) record.alike_runs = alike_runs_to_trust;
     }
   }
   if (finished_) choose_next_run(*finished_);
