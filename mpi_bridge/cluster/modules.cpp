@@ -84,8 +84,13 @@ std::mutex table_lock;
 address_range loader_text{};
 std::once_flag loader_once;
 
+// Set while this thread builds a table: what it allocates meanwhile asks
+// who called (the allocator does), and the answer is this library.
+thread_local bool building __attribute__((tls_model("initial-exec"))) = false;
+
 const caller_table* rebuild() {
   std::lock_guard<std::mutex> hold(table_lock);
+  building = true;
   auto* t = new caller_table;  // the runtime's memory (this library's own calls)
   for (const module_info& m : loaded_modules())
     if (m.text.end > m.text.begin) t->ranges.push_back({m.text, m.allocates_for_runtime, m.runtime});
@@ -93,6 +98,7 @@ const caller_table* rebuild() {
             [](const auto& a, const auto& b) { return a.text.begin < b.text.begin; });
   // Older tables stay: a reader may still hold one (a few per dlopen).
   table.store(t, std::memory_order_release);
+  building = false;
   return t;
 }
 
@@ -139,6 +145,7 @@ const caller_entry* entry_of(std::uintptr_t caller) {
 }  // namespace
 
 bool caller_is_runtime(std::uintptr_t caller) {
+  if (building) return true;
   std::call_once(loader_once, [] { loader_text = text_of_mapped(getauxval(AT_BASE)); });
   if (loader_text.contains(caller)) return true;
   const caller_entry* e = entry_of(caller);

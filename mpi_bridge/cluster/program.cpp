@@ -144,27 +144,43 @@ bool cluster_process::set_up(std::string& why) {
   return true;
 }
 
+void cluster_process::begin_program() {
+  {
+    runtime_scope scope;
+    // libomp starts at the program's first OpenMP call and asks the C
+    // library for memory then (qsort's buffer, its message catalog, a
+    // directory listing): that must not be the program's.
+    if (auto max_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_NEXT, "omp_get_max_threads"))) max_threads();
+  }
+  set_thread_arena(0, false);
+  program_begun_ = true;
+}
+
 const std::vector<int>& cluster_process::threads_per_rank() {
   runtime_scope scope;
   if (!threads_per_rank_.empty()) return threads_per_rank_;
+  if (!program_begun_)
+    stop("selfsched-mpirun --cluster: a parallel region began before the program's start code reached the C "
+         "library's __libc_start_main (a library's constructor, or a statically linked start): the program's "
+         "memory cannot be told from the runtime's there");
   // The first region: every rank says how many threads it runs regions
   // with, and checks that its memory sits where everyone else's does.
   static auto real_max_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_NEXT, "omp_get_max_threads"));
   struct hello {
     std::int64_t threads;
-    std::uint64_t layout;
     double power;  // the rank's computing power (libselfsched: SELFSCHED_WEIGHTS, SIA file, hwloc CPU kinds)
-  } mine{real_max_threads != nullptr ? real_max_threads() : 1, layout_hash(), 0};
+    memory_layout layout;
+  } mine{real_max_threads != nullptr ? real_max_threads() : 1, 0, layout()};
   mine.power = omp::bridge::team_power(static_cast<int>(mine.threads));
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   const auto all = exchange(sizeof mine);
   for (int q = 0; q < ranks_; ++q) {
     hello h{};
     std::memcpy(&h, all[static_cast<std::size_t>(q)].data(), sizeof h);
-    if (h.layout != mine.layout)
+    if (const char* part = mine.layout.differs_from(h.layout))
       stop_everywhere("selfsched-mpirun --cluster: the program's memory is not laid out alike on rank " + std::to_string(rank_) +
-           " and rank " + std::to_string(q) +
-           " (another build of the program or of a library, or a different environment): its writes cannot be merged");
+           " and rank " + std::to_string(q) + " (" + part +
+           ": another build of the program or of a library, or a different environment): its writes cannot be merged");
     threads_per_rank_.push_back(static_cast<int>(std::max<std::int64_t>(1, h.threads)));
     power_per_thread_.push_back(h.power > 0 && std::isfinite(h.power) ? h.power / threads_per_rank_.back() : 1.0);
   }
@@ -181,14 +197,27 @@ std::vector<address_range> cluster_process::tracked_ranges() const {
   return ranges;
 }
 
-std::uint64_t cluster_process::layout_hash() const {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const address_range& d : module_data_) h = mix(mix(h, d.begin), d.end);
-  h = mix(h, stack_.end);
-  h = mix(h, heap_->geometry().base);
-  h = mix(h, heap_->serial_fingerprint());
-  if (region_.active) h = mix(h, region_.fork_sp);
-  return h;
+memory_layout cluster_process::layout() const {
+  memory_layout l;
+  for (const address_range& d : module_data_) l.modules = mix(mix(l.modules, d.begin), d.end);
+  l.stack_end = stack_.end;
+  l.heap_base = heap_->geometry().base;
+  l.serial_heap = heap_->serial_fingerprint();
+  l.fork_sp = region_.active ? region_.fork_sp : 0;
+  return l;
+}
+
+const char* memory_layout::differs_from(const memory_layout& other) const {
+  if (modules != other.modules) return "the modules' static data";
+  if (stack_end != other.stack_end) return "the main stack";
+  if (heap_base != other.heap_base) return "the heap's place";
+  if (serial_heap != other.serial_heap) return "what serial code allocated";
+  if (fork_sp != other.fork_sp) return "the stack depth where the region began";
+  return nullptr;
+}
+
+std::uint64_t memory_layout::hash() const {
+  return mix(mix(mix(mix(mix(0xcbf29ce484222325ULL, modules), stack_end), heap_base), serial_heap), fork_sp);
 }
 
 std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes, request_kind kind) {
@@ -476,7 +505,7 @@ bool cluster_process::merge_shared(bool region_end) {
     h.flags |= flag_wrote_private;
     r.copies_before = std::move(now);
   }
-  h.layout = layout_hash();
+  h.layout = layout().hash();
   w.begin(h);
   if (!tracker_.write_diffs(ranges, w))
     stop("selfsched-mpirun --cluster: rank " + std::to_string(rank_) +
@@ -569,7 +598,7 @@ void cluster_process::adopt_rank_zero() {
     if (rank_ == 0) {
       diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
       diff_header h;
-      h.layout = layout_hash();
+      h.layout = layout().hash();
       w.begin(h);
       if (!tracker_.write_diffs(ranges, w))
         stop("selfsched-mpirun --cluster: rank 0 changed more memory in a replicated region than one merge can "

@@ -51,6 +51,18 @@ struct region_state {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rank_times;
 };
 
+// Where the program's memory sits: equal on every rank, or their writes
+// cannot be merged page by page.
+struct memory_layout {
+  std::uint64_t modules = 0xcbf29ce484222325ULL;  // the modules' writable data ranges, hashed
+  std::uint64_t stack_end = 0, heap_base = 0;
+  std::uint64_t serial_heap = 0;  // the serial arena's bookkeeping, hashed
+  std::uint64_t fork_sp = 0;      // the region's encountering frame (0 outside one)
+  // The first part that differs, named; nullptr when alike.
+  const char* differs_from(const memory_layout& other) const;
+  std::uint64_t hash() const;
+};
+
 // One thread's place in the region.
 struct member_state {
   int thread = 0;     // in this rank's team
@@ -64,6 +76,10 @@ class cluster_process {
   // The process's cluster mode, or nullptr (not started by an agent).
   static cluster_process* get() { return instance_.load(std::memory_order_acquire); }
   static void start();  // the library's constructor
+  // The executable's start code reached the C library (startup.cpp): every
+  // library's constructor has run. OpenMP's runtime is brought up now, on
+  // the runtime's heap, and the initial thread takes the serial arena.
+  void begin_program();
 
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }
@@ -127,7 +143,7 @@ class cluster_process {
   cluster_process() = default;
   bool set_up(std::string& why);
   std::vector<address_range> tracked_ranges() const;
-  std::uint64_t layout_hash() const;
+  memory_layout layout() const;
   std::vector<std::span<const std::byte>> exchange(std::size_t bytes, request_kind kind = request_kind::exchange);
   void reconcile(const std::vector<std::uintptr_t>& written);
 
@@ -135,6 +151,7 @@ class cluster_process {
   std::mutex link_lock_;  // one request to the agent at a time
   int rank_ = 0, ranks_ = 1;
   int error_fd_ = 2;
+  bool program_begun_ = false;
   channel* channel_ = nullptr;
   program_heap* heap_ = nullptr;
   page_tracker tracker_;

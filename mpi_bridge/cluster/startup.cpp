@@ -76,7 +76,24 @@ __attribute__((constructor)) static void start_cluster_mode() {
   }
   cluster_process::start();
   if (cluster_process::get() == nullptr) return;
-  set_thread_arena(0, false);  // the initial thread runs the program's serial code
   selfsched::omp::bridge::add_profile_section("cluster", [] { return cluster_process::get()->profile_section(); });
   start_private_view();
+}
+
+// The program begins here: the loader has run every library's constructor
+// and jumps to the executable's start code, which calls the C library's
+// __libc_start_main to run the executable's own constructors, then main.
+// Only from now on is what the initial thread allocates the program's.
+// Taking the serial arena in our constructor would be too early: another
+// library's constructor may run after it (libselfsched's asks the loader
+// about every object, which runs a library's constructor as it goes), and
+// what it allocated would sit in the program's heap, sized by this
+// machine's state, on one rank differently than on another.
+extern "C" __attribute__((visibility("default"))) int __libc_start_main(int (*main)(int, char**, char**), int argc,
+                                                                      char** argv, void (*init)(), void (*fini)(),
+                                                                      void (*rtld_fini)(), void* stack_end) {
+  using start_fn = int (*)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(), void*);
+  static const auto real = reinterpret_cast<start_fn>(dlsym(RTLD_NEXT, "__libc_start_main"));
+  if (selfsched::cluster::cluster_process* p = selfsched::cluster::cluster_process::get()) p->begin_program();
+  return real(main, argc, argv, init, fini, rtld_fini, stack_end);
 }
