@@ -1,5 +1,6 @@
 #include "undeclared_writes.hpp"
 
+#include <link.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -56,6 +57,24 @@ void add_uncovered(changed_bytes& out, std::uint32_t index, const watched_range&
   out.runs.push_back({index, static_cast<std::uint32_t>(end - begin), begin - range.begin, at});
 }
 
+// The executable's lazy-binding GOT (.got.plt): the loader writes a
+// function's address there at its first call, an address that differs by
+// rank; not the program's data.
+int find_plt_got(dl_phdr_info* info, std::size_t, void* data) {
+  auto& got = *static_cast<address_range*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+    std::uintptr_t begin = 0, relocation_bytes = 0;
+    for (const auto* d = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+         d->d_tag != DT_NULL; ++d) {
+      if (d->d_tag == DT_PLTGOT) begin = d->d_un.d_ptr;  // already relocated by the loader
+      if (d->d_tag == DT_PLTRELSZ) relocation_bytes = d->d_un.d_val;
+    }
+    if (begin != 0) got = {begin, begin + (3 + relocation_bytes / sizeof(ElfW(Rela))) * sizeof(void*)};
+  }
+  return 1;  // the first object is the executable
+}
+
 }  // namespace
 
 std::vector<watched_range> program_ranges(std::span<const std::pair<void*, std::size_t>> user_ranges) {
@@ -66,8 +85,15 @@ std::vector<watched_range> program_ranges(std::span<const std::pair<void*, std::
   // globals are named with track_writes.
   for (const cluster::module_info& m : cluster::loaded_modules()) {
     if (!m.path.empty()) continue;
-    for (const address_range& d : m.data)
-      if (d.end > d.begin) ranges.push_back({d.begin, d.end, "the program's global data"});
+    address_range got{};
+    dl_iterate_phdr(find_plt_got, &got);
+    for (const address_range& d : m.data) {
+      const address_range pieces[2] = {{d.begin, std::clamp(got.begin, d.begin, d.end)},
+                                       {std::clamp(got.end, d.begin, d.end), d.end}};
+      for (const address_range& p : got.end > got.begin ? std::span(pieces) : std::span(pieces, 0))
+        if (p.end > p.begin) ranges.push_back({p.begin, p.end, "the program's global data"});
+      if (got.end <= got.begin && d.end > d.begin) ranges.push_back({d.begin, d.end, "the program's global data"});
+    }
     break;
   }
   for (std::size_t k = 0; k < user_ranges.size(); ++k) {
