@@ -1,5 +1,5 @@
 // What one rank pays per page it writes between two synchronization points
-// in cluster mode (mpi_bridge/cluster/tracking.hpp): the kernel's write
+// in cluster mode (mpi_bridge/write_tracking/tracking.hpp): the kernel's write
 // tracking, the diff against the page's copy, writing the runs, applying
 // them, and the copy's refresh. Pages written for the first time since
 // they were protected pay a minor fault; pages written at every step stay

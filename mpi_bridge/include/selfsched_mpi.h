@@ -60,6 +60,11 @@ int selfsched_mpi_reduce(selfsched_mpi_options* options, void* buffer, int count
                          int root, int at_region_end);
 int selfsched_mpi_after_loop(selfsched_mpi_options* options,
                              void (*callback)(const selfsched_mpi_loop_info* info, void* user), void* user);
+/* Writes of shared loops that no movement covers: merged across ranks
+ * instead of warned about; more memory to track than the program's global
+ * data (selfsched::mpi::options::merge_writes, track_writes). */
+int selfsched_mpi_merge_writes(selfsched_mpi_options* options);
+int selfsched_mpi_track_writes(selfsched_mpi_options* options, void* data, size_t bytes);
 /* The outer technique and transport (instead of SELFSCHED_MPI_SCHEDULE /
  * SELFSCHED_MPI_TRANSPORT). */
 int selfsched_mpi_set_schedule(selfsched_mpi_options* options, const char* technique);

@@ -43,7 +43,9 @@ void engine::checkpoint(phase at) {
   for (int k = 0; k < 5; ++k)
     if (both[k] != -both[5 + k]) report_mismatch(mine, where);
 
-  // Every rank has finished these loops: move their results, forget them.
+  // Every rank has finished these loops: check (or merge) what they wrote
+  // outside the declared movements, move their results, forget them.
+  if (count > 0 && window_ && window_->is_open()) check_writes(count);
   for (std::size_t k = 0; k < count; ++k) move_results(loops_[k]);
   if (at == region_end)
     for (const options::reduction& r : opts_.reductions_)

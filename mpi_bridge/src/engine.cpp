@@ -33,6 +33,9 @@ std::uint64_t engine::begin(const void* site, std::uint64_t hash, iter_t n, bool
   loop.site_ident = site;
   loop.in_order = in_order;
   loop.bounds = bounds;
+  // The loop's writes are compared with copies of the pages from now
+  // (dependence loops move their cells themselves).
+  if (window_ && !in_order) window_->open();
   if (rma_) {
     loop_params lp = base_;
     lp.n = n;
@@ -140,6 +143,9 @@ statistics engine::stats() const {
   s.requests_served = server_ ? server_->served() : 0;
   s.copies_handed_out = server_ ? server_->copies() : 0;
   s.chunks_dropped = dropped_;
+  s.undeclared_bytes = undeclared_bytes_;
+  s.merged_bytes_received = merged_bytes_received_;
+  s.writes_seconds = static_cast<double>(writes_ns_) * 1e-9;
   return s;
 }
 
@@ -147,11 +153,14 @@ void engine::print_stats() const {
   const statistics s = stats();
   std::fprintf(stderr,
                "selfsched-mpi: rank %d/%d transport=%s schedule=%s level=%s weight=%.3g loops=%llu "
-               "outer_chunks=%llu iterations=%lld wait_s=%.6f served=%llu copies=%llu dropped=%llu\n",
+               "outer_chunks=%llu iterations=%lld wait_s=%.6f served=%llu copies=%llu dropped=%llu "
+               "undeclared_bytes=%llu merged_bytes_received=%llu writes_s=%.6f\n",
                rank_, size_, s.transport.c_str(), s.schedule.c_str(), s.thread_level.c_str(), s.weight,
                static_cast<unsigned long long>(s.loops), static_cast<unsigned long long>(s.outer_chunks),
                static_cast<long long>(s.iterations), s.wait_seconds,
                static_cast<unsigned long long>(s.requests_served),
-               static_cast<unsigned long long>(s.copies_handed_out), static_cast<unsigned long long>(s.chunks_dropped));
+               static_cast<unsigned long long>(s.copies_handed_out), static_cast<unsigned long long>(s.chunks_dropped),
+               static_cast<unsigned long long>(s.undeclared_bytes),
+               static_cast<unsigned long long>(s.merged_bytes_received), s.writes_seconds);
 }
 }  // namespace selfsched::mpi::detail

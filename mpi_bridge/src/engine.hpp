@@ -27,6 +27,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +39,7 @@
 #include "selfsched/outer_source.hpp"
 #include "server.hpp"
 #include "settings.hpp"
+#include "undeclared_writes.hpp"
 
 namespace selfsched::mpi::detail {
 
@@ -140,6 +142,9 @@ class engine final : public omp::outer_source, public server_host {
   void wait_for(MPI_Request& request);
   [[noreturn]] void report_mismatch(const std::int64_t* mine, const std::string& where);
   void move_results(const client_loop& loop);
+  // Writes no declared movement covers (engine_writes.cpp).
+  void set_up_write_tracking();
+  void check_writes(std::size_t count);  // the first `count` loops, every rank past them
   void serve_forever();
   void print_stats() const;
 
@@ -183,7 +188,14 @@ class engine final : public omp::outer_source, public server_host {
   omp::outer_source* previous_ = nullptr;
   bool set_inner_ = false;
 
+  // Undeclared writes: tracked (warn, merge) or not; the sites warned about.
+  writes_kind writes_ = writes_kind::off;
+  std::unique_ptr<write_window> window_;
+  std::set<std::uint64_t> warned_sites_;
+
   // Statistics.
+  std::uint64_t undeclared_bytes_ = 0, merged_bytes_received_ = 0;
+  std::int64_t writes_ns_ = 0;
   std::uint64_t loops_done_ = 0, outer_chunks_ = 0;
   iter_t iterations_ = 0;
   std::int64_t wait_ns_ = 0;

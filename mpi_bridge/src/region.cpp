@@ -52,6 +52,20 @@ options& options::after_loop(std::function<void(const loop_info&)> callback) {
   return *this;
 }
 
+options& options::merge_writes() {
+  merge_writes_ = true;
+  return *this;
+}
+
+options& options::track_writes(void* data, std::size_t bytes) {
+  if (data == nullptr || bytes == 0)
+    throw std::invalid_argument("selfsched::mpi::options::track_writes: " + std::to_string(bytes) + " bytes at " +
+                                (data == nullptr ? "a null pointer" : "a valid pointer") +
+                                "; give a non-null pointer and at least one byte");
+  tracked_.push_back({data, bytes});
+  return *this;
+}
+
 options& options::schedule(std::string technique) {
   schedule_ = std::move(technique);
   return *this;
@@ -143,6 +157,14 @@ int selfsched_mpi_after_loop(selfsched_mpi_options* options,
       callback(&c, user);
     });
   });
+}
+
+int selfsched_mpi_merge_writes(selfsched_mpi_options* options) {
+  return c_call([&] { options->cpp.merge_writes(); });
+}
+
+int selfsched_mpi_track_writes(selfsched_mpi_options* options, void* data, size_t bytes) {
+  return c_call([&] { options->cpp.track_writes(data, bytes); });
 }
 
 int selfsched_mpi_set_schedule(selfsched_mpi_options* options, const char* technique) {

@@ -35,6 +35,8 @@ constexpr std::pair<const char*, pool_strategy> strategies[] = {{"central", pool
                                                                 {"hier-mediation", pool_strategy::hier_mediation}};
 constexpr std::pair<const char*, bool> transfers[] = {{"priority", false}, {"threshold", true}};
 constexpr std::pair<const char*, bool> resiliences[] = {{"off", false}, {"duplicate", true}};
+constexpr std::pair<const char*, writes_kind> writes_kinds[] = {
+    {"warn", writes_kind::warn}, {"merge", writes_kind::merge}, {"off", writes_kind::off}};
 constexpr std::pair<const char*, progress_kind> progresses[] = {
     {"auto", progress_kind::automatic}, {"thread", progress_kind::thread}, {"inline", progress_kind::inline_}};
 
@@ -77,6 +79,11 @@ const setting_row<settings> table[] = {
      "master transport: duplicate (a rank that finds no chunk left runs a copy of another rank's unfinished "
      "one; the first copy to finish counts, so a stopped or slow rank does not hold the loop up) or off",
      [](std::string_view v, settings& s) { return parse_choice(v, s.duplicate, resiliences); }},
+    {"SELFSCHED_MPI_WRITES", "warn",
+     "writes of a region's shared loops that no declared movement covers (the program's global data, "
+     "options::track_writes ranges): warn (once per loop site, naming the bytes), merge (across ranks, as "
+     "options::merge_writes; conflicts stop the job) or off (not tracked)",
+     [](std::string_view v, settings& s) { return parse_choice(v, s.writes, writes_kinds); }},
     {"SELFSCHED_POOL_STRATEGY", "central",
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
      "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one), hier-mediation (a mediator per node, rank 0 mediating between nodes; docs/tasks.md)",

@@ -12,6 +12,7 @@ namespace selfsched::mpi::detail {
 enum class transport_kind { master, rma, hier };
 enum class progress_kind { automatic, thread, inline_ };
 enum class pool_strategy { central, mediation, receiver, sender, hier_mediation };
+enum class writes_kind { off, warn, merge };
 
 struct settings {
   std::string schedule = "fss";                      // SELFSCHED_MPI_SCHEDULE: outer technique
@@ -25,6 +26,7 @@ struct settings {
   pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
   bool pool_by_threshold = false;                    // SELFSCHED_POOL_TRANSFER=threshold
   bool cluster = false;                              // SELFSCHED_CLUSTER
+  writes_kind writes = writes_kind::warn;            // SELFSCHED_MPI_WRITES
 };
 
 // Read once. `report`: print the warnings for invalid values (rank 0 does;

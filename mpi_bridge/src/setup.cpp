@@ -72,6 +72,7 @@ engine::engine(MPI_Comm comm, options opts, serving remote)
   base_.powers = weights_;
   set_up_transport();
   if (!remote_) choose_inner_technique();
+  if (!remote_) set_up_write_tracking();
   // libomp is initialised by now (exchange_rank_weights asked it for the
   // thread count), so we know whether it started selfsched's OMPT tool.
   static std::atomic<bool> said{false};
@@ -131,6 +132,11 @@ void engine::choose_configuration(const options& opts) {
   }
   MPI_Bcast(&duplicate, 1, MPI_INT, 0, comm_);
   duplicate_ = duplicate != 0;
+  // Undeclared writes: the program's merge_writes() asks for merging
+  // whatever the environment says.
+  int writes = static_cast<int>(opts.merge_writes_ ? writes_kind::merge : s.writes);
+  MPI_Bcast(&writes, 1, MPI_INT, 0, comm_);
+  writes_ = static_cast<writes_kind>(writes);
 }
 
 void engine::set_up_transport() {

@@ -87,6 +87,20 @@ class options {
   // outside any parallel region: it may use MPI collectives on info.comm.
   options& after_loop(std::function<void(const loop_info&)> callback);
 
+  // Writes of a shared loop that no movement above covers would stay on the
+  // rank that made them. The region tracks the pages its shared loops write
+  // (the program's global data, and the ranges named by track_writes) and,
+  // by default, warns once per loop site, naming the bytes
+  // (SELFSCHED_MPI_WRITES=warn; off: not tracked). merge_writes() merges
+  // them instead, as cluster mode does: each rank's changed bytes, found
+  // against a copy from before the loop, reach every rank; bytes two ranks
+  // wrote with different values are a conflict, never merged: the job stops
+  // naming them. Rank 0's choice holds.
+  options& merge_writes();
+  // Memory beyond the program's global data whose writes are tracked too
+  // (a heap array): `bytes` bytes from `data`, the same size on every rank.
+  options& track_writes(void* data, std::size_t bytes);
+
   // The outer technique and transport for this region, instead of
   // SELFSCHED_MPI_SCHEDULE / SELFSCHED_MPI_TRANSPORT. Rank 0's choice holds.
   options& schedule(std::string technique);
@@ -95,6 +109,7 @@ class options {
   struct fixed_rows { void* rows; std::size_t row_bytes; int root; };
   struct variable_rows { row_reader row; row_writer store; int root; };
   struct reduction { void* buffer; int count; MPI_Datatype type; MPI_Op op; int root; when at; };
+  struct tracked_range { void* data; std::size_t bytes; };
 
  private:
   friend class region;
@@ -104,6 +119,8 @@ class options {
   std::vector<reduction> reductions_;
   std::vector<std::function<void(const loop_info&)>> callbacks_;
   std::string schedule_, transport_;
+  std::vector<tracked_range> tracked_;
+  bool merge_writes_ = false;
 };
 
 // What a region did on this rank (statistics()).
@@ -122,6 +139,13 @@ struct statistics {
   // out (the master), and chunks this rank left to a copy that finished first.
   std::uint64_t copies_handed_out = 0;
   std::uint64_t chunks_dropped = 0;
+  // Writes of shared loops that no declared movement covers: bytes not
+  // written alike by every rank (summed over the ranks), bytes this rank
+  // received from the others (merge_writes), and the time the checks and
+  // merges took on this rank.
+  std::uint64_t undeclared_bytes = 0;
+  std::uint64_t merged_bytes_received = 0;
+  double writes_seconds = 0;
 };
 
 class region {

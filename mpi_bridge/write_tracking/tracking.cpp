@@ -53,10 +53,13 @@ page_tracker::~page_tracker() {
 
 bool page_tracker::start(address_range heap, std::string& why, bool kernel) {
   heap_ = heap;
-  heap_shadow_ = static_cast<std::byte*>(reserve(heap.end - heap.begin));
+  // No heap (a region of libselfsched_mpi: the C library's heap is not the
+  // program's alone): only the ranges added later are tracked.
+  const bool has_heap = heap.end > heap.begin;
+  if (has_heap) heap_shadow_ = static_cast<std::byte*>(reserve(heap.end - heap.begin));
   other_shadows_ = static_cast<std::byte*>(reserve(other_shadow_bytes));
   undo_ = static_cast<std::byte*>(reserve(undo_bytes));
-  if (heap_shadow_ == nullptr || other_shadows_ == nullptr || undo_ == nullptr) {
+  if ((has_heap && heap_shadow_ == nullptr) || other_shadows_ == nullptr || undo_ == nullptr) {
     why = std::string("cannot reserve address space for the copies of the program's pages (") + std::strerror(errno) +
           ")";
     return false;
@@ -73,9 +76,10 @@ bool page_tracker::start(address_range heap, std::string& why, bool kernel) {
   reg.mode = UFFDIO_REGISTER_MODE_WP;
   const int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   page_region probe[1];
-  pm_scan_arg scan{sizeof(pm_scan_arg), 0, heap.begin, heap.begin + 4096, 0, reinterpret_cast<std::uint64_t>(probe),
+  const std::uintptr_t probed = has_heap ? heap.begin : reinterpret_cast<std::uintptr_t>(probe) & ~(page_bytes - 1);
+  pm_scan_arg scan{sizeof(pm_scan_arg), 0, probed, probed + page_bytes, 0, reinterpret_cast<std::uint64_t>(probe),
                    1, 0, 0, page_is_written, 0, page_is_written};
-  if (ioctl(fd, UFFDIO_API, &api) != 0 || ioctl(fd, UFFDIO_REGISTER, &reg) != 0 || pagemap < 0 ||
+  if (ioctl(fd, UFFDIO_API, &api) != 0 || (has_heap && ioctl(fd, UFFDIO_REGISTER, &reg) != 0) || pagemap < 0 ||
       ioctl(pagemap, pagemap_scan, &scan) < 0) {
     close(fd);
     if (pagemap >= 0) close(pagemap);
