@@ -23,6 +23,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,65 +95,73 @@ std::string utc_now() {
   return text;
 }
 
-}  // namespace
-
-static int run(int argc, char** argv) {
+struct options {
   std::string output;
   int repeat = 5;
   double millis = 50, tolerance = 0.05;
   bool dry_run = false;
+};
+
+// The command line; none when it asked for --help or --version (answered).
+std::optional<options> parse_options(int argc, char** argv) {
+  options o;
   for (int i = 1; i < argc; ++i) {
     const std::string_view option = argv[i];
     const auto value = [&]() -> std::string_view {
       if (i + 1 >= argc) fail(std::string(option) + " needs a value\n" + usage);
       return argv[++i];
     };
-    if (option == "--output") output = value();
-    else if (option == "--repeat") repeat = parse_number(option, value(), 1, 1000);
-    else if (option == "--millis") millis = parse_number(option, value(), 1.0, 60000.0);
-    else if (option == "--tolerance") tolerance = parse_number(option, value(), 0.0, 1.0);
-    else if (option == "--dry-run") dry_run = true;
-    else if (option == "--help" || option == "-h") return std::cout << usage, 0;
-    else if (option == "--version") return std::cout << "selfsched-calibrate " SELFSCHED_VERSION "\n", 0;
+    if (option == "--output") o.output = value();
+    else if (option == "--repeat") o.repeat = parse_number(option, value(), 1, 1000);
+    else if (option == "--millis") o.millis = parse_number(option, value(), 1.0, 60000.0);
+    else if (option == "--tolerance") o.tolerance = parse_number(option, value(), 0.0, 1.0);
+    else if (option == "--dry-run") o.dry_run = true;
+    else if (option == "--help" || option == "-h") return std::cout << usage, std::nullopt;
+    else if (option == "--version") return std::cout << "selfsched-calibrate " SELFSCHED_VERSION "\n", std::nullopt;
     else fail("unknown option '" + std::string(option) + "'; valid: --output, --repeat, --millis, --tolerance, "
               "--dry-run, --help, --version");
   }
-  if (output.empty()) {
+  if (o.output.empty()) {
     const char* setting = std::getenv("SELFSCHED_SIA");
-    output = sia_path(setting ? setting : "");
-    if (output.empty() && !dry_run)
+    o.output = sia_path(setting ? setting : "");
+    if (o.output.empty() && !o.dry_run)
       fail("no place for the file (SELFSCHED_SIA=off, or no XDG_CACHE_HOME and no home directory that exists): give "
            "--output PATH or --dry-run");
   }
+  return o;
+}
 
+// Kernel units for one timing of about `millis` on the first core (the
+// calling thread is bound to it).
+std::int64_t units_for(const machine& m, int first_core, double millis) {
   std::string error;
-  const std::unique_ptr<machine> m = machine::load(error);
-  if (m == nullptr) fail(error, 1);
-  const std::vector<int>& cores = m->usable_cores();
-  if (cores.empty()) fail("this process may run on no core", 1);
-
-  // Size one timing to about --millis on the first core.
-  if (!m->bind_this_thread(cores.front(), /*one_pu=*/true, error)) fail(error, 1);
+  if (!m.bind_this_thread(first_core, /*one_pu=*/true, error)) fail(error, 1);
   std::int64_t units = 1;
   while (cpu_seconds_of(units) < millis * 1e-3 / 4 && units < (std::int64_t{1} << 40)) units *= 2;
-  units = std::max<std::int64_t>(1, static_cast<std::int64_t>(
-                                        static_cast<double>(units) * millis * 1e-3 / std::max(1e-9, cpu_seconds_of(units))));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(
+                                       static_cast<double>(units) * millis * 1e-3 / std::max(1e-9, cpu_seconds_of(units))));
+}
 
-  // Rounds over all cores, so that a burst of load elsewhere hits every core
-  // alike; the best time per core counts.
+// Each core's best time over `repeat` rounds over all cores, so that a
+// burst of load elsewhere hits every core alike.
+std::vector<double> best_times(const machine& m, const std::vector<int>& cores, std::int64_t units, int repeat) {
+  std::string error;
   std::vector<double> best(cores.size(), 1e300);
   for (int round = 0; round < repeat; ++round)
     for (std::size_t k = 0; k < cores.size(); ++k) {
-      if (!m->bind_this_thread(cores[k], /*one_pu=*/true, error)) fail(error, 1);
+      if (!m.bind_this_thread(cores[k], /*one_pu=*/true, error)) fail(error, 1);
       best[k] = std::min(best[k], cpu_seconds_of(units));
     }
+  return best;
+}
 
-  // Group cores whose times are within the tolerance of the group's fastest;
-  // a group's time is its members' mean; VP = fastest group's time / time.
-  std::vector<std::size_t> order(cores.size());
+// Cores grouped when their times are within the tolerance of the group's
+// fastest; each core gets its group's time, the members' mean.
+std::vector<double> group_times(const std::vector<double>& best, double tolerance) {
+  std::vector<std::size_t> order(best.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return best[a] < best[b]; });
-  std::vector<double> group_time(cores.size());
+  std::vector<double> group_time(best.size());
   for (std::size_t g = 0; g < order.size();) {
     std::size_t end = g;
     double sum = 0;
@@ -159,25 +169,33 @@ static int run(int argc, char** argv) {
     for (std::size_t j = g; j < end; ++j) group_time[order[j]] = sum / static_cast<double>(end - g);
     g = end;
   }
-  const double fastest = *std::min_element(group_time.begin(), group_time.end());
+  return group_time;
+}
 
+// The SIA entry: VP = the fastest group's time / the core's group's time.
+system_information measured_information(const machine& m, const std::vector<int>& cores,
+                                        const std::vector<double>& best, const std::vector<double>& group_time) {
+  const double fastest = *std::min_element(group_time.begin(), group_time.end());
   system_information info;
-  info.machine = m->signature();
+  info.machine = m.signature();
   info.kernel = kernel_name;
   info.measured = utc_now();
   double slowest_vp = 1;
   for (std::size_t k = 0; k < cores.size(); ++k) {
     core_measurement c;
     c.core = cores[k];
-    c.pus = m->cores()[static_cast<std::size_t>(cores[k])].pus;
-    c.kind = m->cores()[static_cast<std::size_t>(cores[k])].kind;
+    c.pus = m.cores()[static_cast<std::size_t>(cores[k])].pus;
+    c.kind = m.cores()[static_cast<std::size_t>(cores[k])].kind;
     c.seconds = best[k];
     c.vp = fastest / group_time[k];
     slowest_vp = std::min(slowest_vp, c.vp);
     info.cores.push_back(std::move(c));
   }
   info.heterogeneity_ratio = slowest_vp;  // seed 003: HR = slowest / fastest
+  return info;
+}
 
+void print_information(const system_information& info, std::int64_t units, int repeat) {
   std::printf("machine: %s\nkernel:  %s, %lld units, best of %d\n\n", info.machine.c_str(), kernel_name,
               static_cast<long long>(units), repeat);
   std::printf("%6s  %-12s  %5s  %10s  %6s\n", "core", "PUs", "kind", "seconds", "VP");
@@ -187,9 +205,25 @@ static int run(int argc, char** argv) {
     std::printf("%6d  %-12s  %5d  %10.6f  %6.3f\n", c.core, pus.c_str(), c.kind, c.seconds, c.vp);
   }
   std::printf("\nheterogeneity ratio (slowest / fastest): %.3f\n", info.heterogeneity_ratio);
-  if (dry_run) return 0;
-  if (!write_sia(output, info, error)) fail(error, 1);
-  std::printf("written to %s\n", output.c_str());
+}
+
+}  // namespace
+
+static int run(int argc, char** argv) {
+  const std::optional<options> o = parse_options(argc, argv);
+  if (!o) return 0;
+  std::string error;
+  const std::unique_ptr<machine> m = machine::load(error);
+  if (m == nullptr) fail(error, 1);
+  const std::vector<int>& cores = m->usable_cores();
+  if (cores.empty()) fail("this process may run on no core", 1);
+  const std::int64_t units = units_for(*m, cores.front(), o->millis);
+  const std::vector<double> best = best_times(*m, cores, units, o->repeat);
+  const system_information info = measured_information(*m, cores, best, group_times(best, o->tolerance));
+  print_information(info, units, o->repeat);
+  if (o->dry_run) return 0;
+  if (!write_sia(o->output, info, error)) fail(error, 1);
+  std::printf("written to %s\n", o->output.c_str());
   return 0;
 }
 

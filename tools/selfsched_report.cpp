@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -192,43 +193,52 @@ struct selection {
   long long instance = -1; // -1: the longest
 };
 
-}  // namespace
-
-static int report(int argc, char** argv) {
+struct options {
   std::vector<selection> wanted;
   bool all = false, charts = true;
   std::vector<std::string> profile_paths;
   std::string out_dir;
+};
+
+// --loop SITE[#K].
+selection parse_selection(const std::string& text) {
+  selection s{text, -1};
+  if (const auto hash = text.rfind('#'); hash != std::string::npos) {
+    s.site = text.substr(0, hash);
+    const std::string_view k = std::string_view(text).substr(hash + 1);
+    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), s.instance);
+    if (ec != std::errc{} || end != k.data() + k.size() || s.instance < 0)
+      fail("--loop '" + text + "': the instance after # is not an integer >= 0");
+  }
+  return s;
+}
+
+// The command line; none when it asked for --help or --version (answered).
+std::optional<options> parse_options(int argc, char** argv) {
+  options o;
   for (int i = 1; i < argc; ++i) {
     const std::string_view option = argv[i];
     const auto value = [&]() -> std::string {
       if (i + 1 >= argc) fail(std::string(option) + " needs a value\n" + usage);
       return argv[++i];
     };
-    if (option == "--loop") {
-      const std::string text = value();
-      selection s{text, -1};
-      if (const auto hash = text.rfind('#'); hash != std::string::npos) {
-        s.site = text.substr(0, hash);
-        const std::string_view k = std::string_view(text).substr(hash + 1);
-        const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), s.instance);
-        if (ec != std::errc{} || end != k.data() + k.size() || s.instance < 0)
-          fail("--loop '" + text + "': the instance after # is not an integer >= 0");
-      }
-      wanted.push_back(s);
-    } else if (option == "--all") all = true;
-    else if (option == "--out") out_dir = value();
-    else if (option == "--no-charts") charts = false;
-    else if (option == "--help" || option == "-h") return std::cout << usage, 0;
-    else if (option == "--version") return std::cout << "selfsched-report " SELFSCHED_VERSION "\n", 0;
+    if (option == "--loop") o.wanted.push_back(parse_selection(value()));
+    else if (option == "--all") o.all = true;
+    else if (option == "--out") o.out_dir = value();
+    else if (option == "--no-charts") o.charts = false;
+    else if (option == "--help" || option == "-h") return std::cout << usage, std::nullopt;
+    else if (option == "--version") return std::cout << "selfsched-report " SELFSCHED_VERSION "\n", std::nullopt;
     else if (!option.empty() && option[0] == '-')
       fail("unknown option '" + std::string(option) + "'; valid: --loop, --all, --out, --no-charts, --help, --version");
-    else profile_paths.emplace_back(option);
+    else o.profile_paths.emplace_back(option);
   }
-  if (profile_paths.empty()) fail(std::string("no profile given\n") + usage);
+  if (o.profile_paths.empty()) fail(std::string("no profile given\n") + usage);
+  return o;
+}
 
+std::vector<selfsched::report::profile> read_profiles(const std::vector<std::string>& paths) {
   std::vector<selfsched::report::profile> profiles;
-  for (const std::string& path : profile_paths) {
+  for (const std::string& path : paths) {
     std::string why;
     const std::optional<nlohmann::json> document = selfsched::omp::read_json_file(path, why);
     if (!document) fail(why + "; expected a profile written with SELFSCHED_PROFILE=path");
@@ -236,16 +246,16 @@ static int report(int argc, char** argv) {
     if (!read) fail(path + " is not a selfsched profile: " + why);
     profiles.push_back(std::move(*read));
   }
-  const std::optional<selfsched::report::profile> profile =
-      profiles.size() == 1 ? std::move(profiles.front()) : selfsched::report::merge_profiles(profiles);
-  if (out_dir.empty()) {
-    std::filesystem::path p(profile_paths.front());
-    out_dir = (p.parent_path() / (p.stem().string() + (profiles.size() > 1 ? "-merged" : "") + "-charts")).string();
-  }
+  return profiles;
+}
 
-  for (std::size_t k = 0; k < profile_paths.size(); ++k) {
-    const selfsched::report::profile& one = profiles.size() == 1 ? *profile : profiles[k];
-    std::printf("%s: VP from %s", profile_paths[k].c_str(), one.powers_from.c_str());
+// A line per profile read: where its powers came from, and with several
+// (an MPI job's ranks) whose rank it is.
+void print_sources(const std::vector<std::string>& paths, const std::vector<selfsched::report::profile>& profiles,
+                   const selfsched::report::profile& merged) {
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    const selfsched::report::profile& one = profiles.size() == 1 ? merged : profiles[k];
+    std::printf("%s: VP from %s", paths[k].c_str(), one.powers_from.c_str());
     if (profiles.size() > 1)
       std::printf(", rank %lld%s%s", one.rank >= 0 ? one.rank : static_cast<long long>(k),
                   one.rank >= 0 ? "" : " (its place: the profile names none)",
@@ -255,56 +265,82 @@ static int report(int argc, char** argv) {
   if (profiles.size() > 1)
     std::printf("merged: each loop over every rank's threads (R<rank>.T<thread>); 'ranks s': claims waiting for "
                 "other ranks\n");
+}
+
+// Which instances of a site to show: every one (--all), those --loop names,
+// else the longest.
+std::vector<const loop_record*> chosen_instances(const site_record& site, const options& o) {
+  const std::vector<loop_record>& loops = site.loops;
+  std::vector<const loop_record*> chosen;
+  const auto longest = [&] {
+    const loop_record* best = &loops[0];
+    for (const loop_record& l : loops)
+      if (l.makespan_s > best->makespan_s) best = &l;
+    return best;
+  };
+  if (o.all) {
+    for (const loop_record& l : loops) chosen.push_back(&l);
+  } else if (o.wanted.empty()) {
+    chosen.push_back(longest());
+  } else {
+    for (const selection& s : o.wanted) {
+      if (site.site.find(s.site) == std::string::npos && site.function.find(s.site) == std::string::npos) continue;
+      if (s.instance < 0) chosen.push_back(longest());
+      for (const loop_record& l : loops)
+        if (s.instance >= 0 && l.instance == s.instance) chosen.push_back(&l);
+    }
+  }
+  return chosen;
+}
+
+// A loop's busy chart, and its Gantt chart when the profile has its chunks.
+void write_charts(const site_record& site, const loop_record& loop, const std::string& out_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) fail("cannot create --out '" + out_dir + "': " + ec.message(), 1);
+  const std::string stem = file_stem(site.site) + "-i" + std::to_string(loop.instance);
+  const std::filesystem::path busy = std::filesystem::path(out_dir) / (stem + "-busy.svg");
+  std::string why;
+  if (!busy_chart(site, loop, busy, why)) fail(why, 1);
+  std::string written = busy.string();
+  if (loop.has_chunks) {
+    const std::filesystem::path gantt = std::filesystem::path(out_dir) / (stem + "-gantt.svg");
+    if (!gantt_chart(site, loop, gantt, why)) fail(why, 1);
+    written = gantt.string() + " " + written;
+  } else {
+    written += " (no Gantt chart: run with SELFSCHED_PROFILE_CHUNKS=1)";
+  }
+  std::printf("  charts: %s\n", written.c_str());
+}
+
+}  // namespace
+
+static int report(int argc, char** argv) {
+  std::optional<options> parsed = parse_options(argc, argv);
+  if (!parsed) return 0;
+  options& o = *parsed;
+  std::vector<selfsched::report::profile> profiles = read_profiles(o.profile_paths);
+  const std::optional<selfsched::report::profile> profile =
+      profiles.size() == 1 ? std::move(profiles.front()) : selfsched::report::merge_profiles(profiles);
+  if (o.out_dir.empty()) {
+    std::filesystem::path p(o.profile_paths.front());
+    o.out_dir = (p.parent_path() / (p.stem().string() + (profiles.size() > 1 ? "-merged" : "") + "-charts")).string();
+  }
+  print_sources(o.profile_paths, profiles, *profile);
   int shown = 0;
   for (const site_record& site : profile->sites) {
-    const std::vector<loop_record>& loops = site.loops;
-    if (loops.empty()) continue;
-    // Which instances of this site to show.
-    std::vector<const loop_record*> chosen;
-    const auto longest = [&] {
-      const loop_record* best = &loops[0];
-      for (const loop_record& l : loops)
-        if (l.makespan_s > best->makespan_s) best = &l;
-      return best;
-    };
-    if (all) {
-      for (const loop_record& l : loops) chosen.push_back(&l);
-    } else if (wanted.empty()) {
-      chosen.push_back(longest());
-    } else {
-      for (const selection& s : wanted) {
-        if (site.site.find(s.site) == std::string::npos && site.function.find(s.site) == std::string::npos) continue;
-        if (s.instance < 0) chosen.push_back(longest());
-        for (const loop_record& l : loops)
-          if (s.instance >= 0 && l.instance == s.instance) chosen.push_back(&l);
-      }
-    }
+    if (site.loops.empty()) continue;
+    const std::vector<const loop_record*> chosen = chosen_instances(site, o);
     if (chosen.empty()) continue;
     std::printf("\n%s%s%s: %lld instance(s), mean makespan %.6f s\n", site.site.c_str(),
                 site.function.empty() ? "" : " in ", site.function.c_str(), site.instances, site.mean_makespan_s);
     for (const loop_record* loop : chosen) {
       print_loop(*loop);
       ++shown;
-      if (!charts) continue;
-      std::error_code ec;
-      std::filesystem::create_directories(out_dir, ec);
-      if (ec) fail("cannot create --out '" + out_dir + "': " + ec.message(), 1);
-      const std::string stem = file_stem(site.site) + "-i" + std::to_string(loop->instance);
-      const std::filesystem::path busy = std::filesystem::path(out_dir) / (stem + "-busy.svg");
-      std::string why;
-      if (!busy_chart(site, *loop, busy, why)) fail(why, 1);
-      std::string written = busy.string();
-      if (loop->has_chunks) {
-        const std::filesystem::path gantt = std::filesystem::path(out_dir) / (stem + "-gantt.svg");
-        if (!gantt_chart(site, *loop, gantt, why)) fail(why, 1);
-        written = gantt.string() + " " + written;
-      } else {
-        written += " (no Gantt chart: run with SELFSCHED_PROFILE_CHUNKS=1)";
-      }
-      std::printf("  charts: %s\n", written.c_str());
+      if (o.charts) write_charts(site, *loop, o.out_dir);
     }
   }
-  if (shown == 0) fail(wanted.empty() ? "the profile holds no loop" : "no loop matches --loop", 1);
+  if (shown == 0) fail(o.wanted.empty() ? "the profile holds no loop" : "no loop matches --loop", 1);
   return 0;
 }
 
