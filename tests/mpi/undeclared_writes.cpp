@@ -79,12 +79,19 @@ run_result run_detect_or_merge(bool merge, std::int64_t n, std::int64_t steps) {
 run_result run_conflict(std::int64_t n) {
   run_result r;
   sm::region region(MPI_COMM_WORLD, sm::options().merge_writes());
+  // A conflict needs both ranks to run part of one loop; a rank that starts
+  // late may find a short loop done. So loops of some work, in a row, until
+  // one has iterations on both ranks and the job stops.
+  for (int attempt = 0; attempt < 50; ++attempt) {
 #pragma omp parallel for schedule(runtime)
-  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      volatile double work = 0;
+      for (int k = 0; k < 200; ++k) work = work + value(attempt, i + k);
 #pragma omp critical
-    global_last = std::max(global_last, i);  // each rank's own maximum: a conflict across ranks
+      global_last = std::max(global_last, i);  // each rank's own maximum: a conflict across ranks
+    }
   }
-  r.ok = false;  // the job should have stopped at the loop's end
+  r.ok = false;  // the job should have stopped at a loop's end
   return r;
 }
 
