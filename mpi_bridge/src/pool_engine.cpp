@@ -269,6 +269,19 @@ void pool_engine::work(int thread, int threads) {
 }
 
 task_pool_report pool_engine::run(const std::function<void(const task&)>& body) {
+  begin_run(body);
+  const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
+  const std::int64_t started = pool_now_ns();
+#pragma omp parallel num_threads(threads)
+  work(omp_get_thread_num(), omp_get_num_threads());
+  complete_sends(true);
+  task_pool_report report = end_run(static_cast<double>(pool_now_ns() - started) * 1e-9);
+  if (error_) std::rethrow_exception(error_);
+  return report;
+}
+
+// Every per-run field back to its start: a pool runs again after a run.
+void pool_engine::begin_run(const std::function<void(const task&)>& body) {
   {
     std::lock_guard guard(lock_);
     if (running_) refuse("run: the pool is already running (runs do not nest)");
@@ -308,13 +321,10 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   transfers_received_ = 0;
   last_status_ns_ = 0;
   messages_sent_ = 0;
-  const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
-  const std::int64_t started = pool_now_ns();
-#pragma omp parallel num_threads(threads)
-  work(omp_get_thread_num(), omp_get_num_threads());
-  complete_sends(true);
-  const double seconds = static_cast<double>(pool_now_ns() - started) * 1e-9;
+}
 
+// This rank's figures, then the whole pool's (collective: every rank is here).
+task_pool_report pool_engine::end_run(double seconds) {
   task_pool_report report;
   {
     std::lock_guard guard(lock_);
@@ -331,7 +341,6 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
     report.messages_sent = messages_sent_;
     stopped_ = false;  // what is put from now on is for the next run
   }
-  // The whole pool's figures (collective: every rank is here).
   std::int64_t local[2] = {report.tasks, discarded_}, total[2] = {0, 0};
   MPI_Allreduce(local, total, 2, MPI_INT64_T, MPI_SUM, comm_);
   report.tasks_everywhere = total[0];
@@ -355,7 +364,6 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   // pool's (rank 0's alone would do under central).
   int deepest = report.last_completed_level;
   MPI_Allreduce(&deepest, &report.last_completed_level, 1, MPI_INT, MPI_MAX, comm_);
-  if (error_) std::rethrow_exception(error_);
   return report;
 }
 

@@ -131,6 +131,8 @@ class pool_engine {
 
  private:
   // Run by every thread of the rank's parallel region.
+  void begin_run(const std::function<void(const task&)>& body);
+  task_pool_report end_run(double seconds);
   void work(int thread, int threads);
   // With the lock held: runs one task (the lock is released meanwhile).
   void run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread);

@@ -429,13 +429,10 @@ void distributed_wavefront::fill(wavefront_report& report) const {
 
 [[noreturn]] void refuse(const std::string& why) { throw wavefront_error("selfsched::mpi::wavefront: " + why); }
 
-}  // namespace
-
-wavefront_report run_wavefront(region& r, const wavefront_call& call) {
-  engine& e = engine_access::of(r);
+// The call's arguments, checked; the same answer on every rank (same
+// problem, rank 0's configuration), so every rank throws or none does.
+void check_call(const engine& e, const wavefront_call& call) {
   const wavefront_options& o = *call.options;
-  // The checks give the same answer on every rank (same problem, rank 0's
-  // configuration), so every rank throws or none does.
   if (omp_in_parallel()) refuse("called inside a parallel region; call it where the region's loops start");
   if (e.runs_copies())
     refuse("the region runs copies of unfinished chunks (SELFSCHED_MPI_RESILIENCE=duplicate); a dependence loop "
@@ -449,12 +446,15 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   if (o.min_chunk < 0 || o.max_chunk < 0) refuse("min_chunk and max_chunk must be >= 0 (0: none)");
   if (o.max_chunk > 0 && o.min_chunk > o.max_chunk)
     refuse("min_chunk " + std::to_string(o.min_chunk) + " exceeds max_chunk " + std::to_string(o.max_chunk));
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-
   if (call.rank < 2 || call.rank > wavefront_max_rank)
     refuse("rank " + std::to_string(call.rank) + " is not supported; valid: 2, 3");
   if (call.dependence_count < 0)
     refuse("dependence_count " + std::to_string(call.dependence_count) + " must be >= 0");
+}
+
+// The iteration space cut into tiles and synchronization points.
+wavefront_plan plan_of(const engine& e, const wavefront_call& call, int threads) {
+  const wavefront_options& o = *call.options;
   wavefront_problem problem;
   problem.rank = call.rank;
   for (int d = 0; d < call.rank; ++d) problem.extents[d] = call.extents[d];
@@ -467,10 +467,14 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   problem.sync_dim = o.sync_dim;
   // #SP >= 3m for m workers (seed 000 sec. 3.3): here every thread of every rank.
   const iter_t sync_points = o.sync_points > 0 ? o.sync_points : 3 * iter_t{e.size()} * threads;
-  const wavefront_plan_result planned = plan_wavefront(problem, sync_points);
+  wavefront_plan_result planned = plan_wavefront(problem, sync_points);
   if (!planned.ok()) refuse(planned.error);
-  const wavefront_plan& plan = planned.plan;
+  return planned.plan;
+}
 
+// The threads' technique for cutting each outer chunk, validated.
+std::pair<schedule_spec, loop_params> inner_schedule(const wavefront_options& o, const wavefront_plan& plan,
+                                                     int threads) {
   const std::string technique = o.technique.empty() ? "s-fss" : o.technique;
   const parse_result parsed = parse_schedule(technique);
   if (!parsed.ok()) refuse("technique: " + parsed.error);
@@ -490,6 +494,18 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   lp.seed = s.seed;
   apply_chunk(inner, lp);
   if (const std::string bad = validate(lp); !bad.empty()) refuse(bad);
+  return {inner, lp};
+}
+
+}  // namespace
+
+wavefront_report run_wavefront(region& r, const wavefront_call& call) {
+  engine& e = engine_access::of(r);
+  const wavefront_options& o = *call.options;
+  check_call(e, call);
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const wavefront_plan plan = plan_of(e, call, threads);
+  const auto [inner, lp] = inner_schedule(o, plan, threads);
 
   wavefront_report report;
   const statistics region_stats = e.stats();
@@ -507,7 +523,7 @@ wavefront_report run_wavefront(region& r, const wavefront_call& call) {
   }
   e.loop_end();  // outside any parallel region: the ranks' checkpoint, the region's moves
   if (call.gather != no_gather && e.size() > 1) gather_cells(e.comm(), plan, call, own, call.gather);
-  if (s.verbose && e.rank() == 0)
+  if (omp::bridge::settings().verbose && e.rank() == 0)
     omp::bridge::warn("MPI wavefront over %d ranks: outer %s (%s), threads %s, u_s = %d, u_c = %d, skew %lld, "
                       "#SP %lld, SI %lld, halo %lld",
                       e.size(), report.outer.c_str(), report.transport.c_str(), report.threads.technique,
