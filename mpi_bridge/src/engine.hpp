@@ -89,6 +89,7 @@ class engine final : public omp::outer_source, public server_host {
   std::uint64_t loop_begin_elsewhere(std::uint64_t site, iter_t n);
   chunk next_outer() override;
   bool progress(std::uint64_t index, iter_t left, iter_t size) override;
+  iter_t inner_chunk_limit(iter_t outer_size, int team_size) override;
   void loop_end() override;
   void parallel_end() override;
 
