@@ -131,6 +131,8 @@ void engine::choose_configuration(const options& opts) {
   }
   MPI_Bcast(&duplicate, 1, MPI_INT, 0, comm_);
   duplicate_ = duplicate != 0;
+  wait_limit_s_ = s.wait_limit;
+  MPI_Bcast(&wait_limit_s_, 1, MPI_DOUBLE, 0, comm_);
 }
 
 void engine::set_up_transport() {
