@@ -160,11 +160,11 @@ void engine::set_up_transport() {
   } else if (transport_ == transport_kind::hier) {
     set_up_hierarchy(roles);
   }
-  if (duplicate_ && transport_ != transport_kind::master) {
+  if (duplicate_ && transport_ == transport_kind::rma) {
     static std::atomic<bool> said{false};
     if (rank_ == 0 && !said.exchange(true))
-      omp::bridge::warn("SELFSCHED_MPI_RESILIENCE=duplicate needs the master transport (this region uses %s); no "
-                        "copies in it",
+      omp::bridge::warn("SELFSCHED_MPI_RESILIENCE=duplicate needs the master or hier transport (this region uses "
+                        "%s); no copies in it",
                         transport_name(transport_));
     duplicate_ = false;
   }
