@@ -150,6 +150,7 @@ class engine final : public omp::outer_source, public server_host {
   void note_arrivals(arrival_watch& watch);
   void check_arrivals(arrival_watch& watch);
   void finish_arrivals(arrival_watch& watch);
+  void check_server_alive(std::int64_t asked_at);
   void wait_for(MPI_Request& request, arrival_watch& watch);
   [[noreturn]] void report_mismatch(const std::int64_t* mine, const std::string& where);
   void move_results(const client_loop& loop);

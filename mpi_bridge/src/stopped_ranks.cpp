@@ -5,7 +5,7 @@
 // when it arrives; once rank 0 has waited SELFSCHED_MPI_WAIT_LIMIT seconds
 // there, the job ends with one message naming the ranks that did not come.
 // If rank 0 itself does not come, the others end the job after twice the
-// limit, naming rank 0. Without copies a late rank is still computing its own
+// limit, naming rank 0; so does a rank whose server stops answering. Without copies a late rank is still computing its own
 // chunks, so nobody is timed then.
 #include <cstdio>
 #include <string>
@@ -67,6 +67,20 @@ void engine::check_arrivals(arrival_watch& watch) {
         " s after rank " + std::to_string(rank_) +
         " did (stopped or hung? the loops' work is done; SELFSCHED_MPI_WAIT_LIMIT=" + seconds_text(wait_limit_s_) +
         ")");
+}
+
+// A rank waiting for its next chunk from a server (rank 0, or its node
+// master) that has stopped: nothing else would end the wait. A live server
+// answers within its next inner chunk at worst, and those are small with
+// copies on (copies.cpp), so twice the limit names it safely.
+void engine::check_server_alive(std::int64_t asked_at) {
+  const int server = parent_ == rank_ ? 0 : parent_;  // a hier node master's batches come from rank 0
+  if (!duplicate_ || wait_limit_s_ <= 0 || server == rank_) return;
+  const double waited = static_cast<double>(now_ns() - asked_at) * 1e-9;
+  if (waited < 2 * wait_limit_s_) return;
+  fatal("rank " + std::to_string(server) + ", which hands rank " + std::to_string(rank_) +
+        " its chunks, has not answered for " + std::to_string(static_cast<long long>(waited)) +
+        " s (stopped or hung? SELFSCHED_MPI_WAIT_LIMIT=" + seconds_text(wait_limit_s_) + ")");
 }
 
 // After the collective: every rank is in, so its arrival is sent, and rank 0
