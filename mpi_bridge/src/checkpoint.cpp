@@ -33,13 +33,15 @@ void engine::checkpoint(phase at) {
     if (count > 0) where = describe(loops_[count - 1].site_ident);
     mine[4] = static_cast<std::int64_t>(digest & ((1ULL << 62) - 1));
   }
-  if (duplicate_) deliver_reports();
+  arrival_watch watch;
+  if (duplicate_) deliver_reports(), announce_arrival(watch);
   // Max of (x, -x) gives every rank both the max and the min of each field.
   std::int64_t both[10];
   for (int k = 0; k < 5; ++k) both[k] = mine[k], both[5 + k] = -mine[k];
   MPI_Request request;
   MPI_Iallreduce(MPI_IN_PLACE, both, 10, MPI_INT64_T, MPI_MAX, comm_, &request);
-  wait_for(request);
+  wait_for(request, watch);
+  if (duplicate_) finish_arrivals(watch);
   for (int k = 0; k < 5; ++k)
     if (both[k] != -both[5 + k]) report_mismatch(mine, where);
 
@@ -71,7 +73,7 @@ void engine::deliver_reports() {
 }
 
 // A collective of ours completes while this rank keeps serving the others.
-void engine::wait_for(MPI_Request& request) {
+void engine::wait_for(MPI_Request& request, arrival_watch& watch) {
   for (back_off wait;;) {
     int complete = 0;
     {
@@ -79,6 +81,7 @@ void engine::wait_for(MPI_Request& request) {
       MPI_Test(&request, &complete, MPI_STATUS_IGNORE);
       if (!complete && serve_inline_) server_->poll();
       if (duplicate_) exchange_reports();
+      if (!complete) check_arrivals(watch);
     }
     if (complete) return;
     wait();

@@ -2,6 +2,8 @@
 // Ciorba): a rank reports each outer chunk it has handed out entirely, and
 // drops the rest of a chunk whose copy finished elsewhere. The master's side
 // is in server.cpp, the settling of copies after the loop in movement.cpp.
+#include <algorithm>
+
 #include "engine.hpp"
 
 namespace selfsched::mpi::detail {
@@ -37,6 +39,24 @@ void engine::exchange_reports() {
     if (note.size() != chunk_note_length) fatal("malformed cancel from rank " + std::to_string(parent_));
     cancel(static_cast<std::uint64_t>(note[0]), {note[1], note[2]});
   }
+}
+
+// A rank learns that its copy is not wanted at its next inner claim, so no
+// thread may take much of an outer chunk at once: under static with one
+// thread the whole chunk is one claim, and a rank at a tenth of the speed
+// would run its copy to the end (rDLB's bound on the time a straggler holds
+// the loop is one inner chunk at its speed). A thread's share is cut in
+// pieces_per_thread: with a first chunk of n/2 (static over 2 ranks) a
+// straggler s times slower then holds the loop about s / (2 K) of the ideal
+// makespan on average rows, up to three times that on mandelbrot's heaviest
+// (32 pieces measured 1.4x the ideal under fss, 128 pieces 1.31x under
+// static, at a tenth of the speed: benchmarks/mpi/straggler_techniques.py).
+// Each claim costs a lock and a test of the master's messages (progress()).
+iter_t engine::inner_chunk_limit(iter_t outer_size, int team_size) {
+  if (!duplicate_) return 0;
+  constexpr iter_t pieces_per_thread = 256;
+  const iter_t pieces = pieces_per_thread * std::max(team_size, 1);
+  return std::max<iter_t>(1, (outer_size + pieces - 1) / pieces);
 }
 
 // Another rank finished its copy of c first.

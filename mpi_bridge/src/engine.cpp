@@ -70,6 +70,7 @@ chunk engine::next_outer() {
     poll(loop);
     if (loop.has_next || loop.done) break;
     if (serve_inline_ && may_call_mpi()) server_->poll();  // a node master waiting for its batch serves its node
+    check_server_alive(asked);
     lock.unlock();
     wait();
     lock.lock();

@@ -91,6 +91,7 @@ class engine final : public omp::outer_source, public server_host {
   std::uint64_t loop_begin_elsewhere(std::uint64_t site, iter_t n);
   chunk next_outer() override;
   bool progress(std::uint64_t index, iter_t left, iter_t size) override;
+  iter_t inner_chunk_limit(iter_t outer_size, int team_size) override;
   void loop_end() override;
   void parallel_end() override;
 
@@ -139,7 +140,20 @@ class engine final : public omp::outer_source, public server_host {
 
   void checkpoint(phase at);
   void deliver_reports();
-  void wait_for(MPI_Request& request);
+  // Resilience: who has reached a checkpoint, so that a rank that never
+  // does is named (stopped_ranks.cpp).
+  struct arrival_watch {
+    std::int64_t number = 0;  // the checkpoint's, counted alike on every rank
+    std::int64_t since = 0;   // this rank's arrival (ns)
+    std::vector<char> arrived;
+    MPI_Request sent = MPI_REQUEST_NULL;
+  };
+  void announce_arrival(arrival_watch& watch);
+  void note_arrivals(arrival_watch& watch);
+  void check_arrivals(arrival_watch& watch);
+  void finish_arrivals(arrival_watch& watch);
+  void check_server_alive(std::int64_t asked_at);
+  void wait_for(MPI_Request& request, arrival_watch& watch);
   [[noreturn]] void report_mismatch(const std::int64_t* mine, const std::string& where);
   void move_results(const client_loop& loop);
   // Writes no declared movement covers (engine_writes.cpp).
@@ -169,6 +183,8 @@ class engine final : public omp::outer_source, public server_host {
   double round_trip_ns_ = 0;
   bool stats_ = false;
   bool duplicate_ = false;  // resilience: run copies of unfinished chunks (master transport)
+  double wait_limit_s_ = 0;  // resilience: SELFSCHED_MPI_WAIT_LIMIT
+  std::uint64_t checkpoints_ = 0;
   options opts_;
 
   std::mutex mutex_;  // everything below, and every MPI call of ours but the collectives of movement

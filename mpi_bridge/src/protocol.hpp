@@ -8,6 +8,7 @@
 //   batch    supermaster -> node master   index, then (rank, start, size) chunks (none: no more)
 //   finished rank -> master               index, start, size   (resilience: its copy is handed out)
 //   cancel   master -> rank               index, start, size   (resilience: a copy finished elsewhere)
+//   arrived  rank -> rank 0               checkpoint number    (resilience: this rank is at the checkpoint)
 //
 // `index` counts the region's shared loops on the sending rank; `n` and the
 // source site let the receiver check that every rank is in the same loop
@@ -27,7 +28,8 @@
 
 namespace selfsched::mpi::detail {
 
-enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4, tag_finished = 5, tag_cancel = 6 };
+enum tag : int { tag_request = 1, tag_reply = 2, tag_refill = 3, tag_batch = 4, tag_finished = 5, tag_cancel = 6,
+                 tag_arrived = 7 };
 
 // Thresholds on a loop's outer chunks (seed 000 Table 4), set by the loop
 // itself (dependence loops); 0: the technique's own.

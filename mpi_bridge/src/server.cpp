@@ -81,41 +81,6 @@ chunk server::assign(scheduled_loop& loop, int rank, iter_t reported_size, std::
   return copy_for(loop, rank);
 }
 
-// rDLB: every chunk is handed out; a rank with nothing to do runs a copy of
-// the oldest one not finished yet (the likeliest to be held by a stopped or
-// slow rank), unless it holds that chunk already.
-chunk server::copy_for(scheduled_loop& loop, int rank) {
-  while (loop.unfinished_from < loop.handed.size() && loop.handed[loop.unfinished_from].finished)
-    ++loop.unfinished_from;
-  for (std::size_t k = loop.unfinished_from; k < loop.handed.size(); ++k) {
-    handed_chunk& h = loop.handed[k];
-    if (h.finished || std::find(h.holders.begin(), h.holders.end(), rank) != h.holders.end()) continue;
-    h.holders.push_back(rank);
-    ++copies_;
-    return h.c;
-  }
-  return {loop.n, 0};
-}
-
-void server::finished(int from, std::uint64_t index, chunk c) {
-  const auto found = scheduled_.find(index);
-  if (found == scheduled_.end()) return;  // every rank is past that loop
-  std::vector<handed_chunk>& handed = found->second.handed;
-  const auto h = std::lower_bound(handed.begin(), handed.end(), c.start,
-                                  [](const handed_chunk& e, iter_t start) { return e.c.start < start; });
-  if (h == handed.end() || h->c.start != c.start || h->c.size != c.size ||
-      std::find(h->holders.begin(), h->holders.end(), from) == h->holders.end())
-    host_.fatal("rank " + std::to_string(from) + " reports chunk [" + std::to_string(c.start) + ", +" +
-                std::to_string(c.size) + ") of shared loop " + std::to_string(index) + ", which it was not given");
-  if (h->finished) return;
-  h->finished = true;
-  for (const int holder : h->holders) {
-    if (holder == from) continue;
-    if (holder == rank_) host_.cancel(index, c);
-    else send(holder, tag_cancel, {static_cast<std::int64_t>(index), c.start, c.size});
-  }
-}
-
 void server::request(int from, const request_msg& m) {
   if (!roles_.leader) {  // the master: the technique's next chunk for this rank
     scheduled_loop& loop = scheduled(m.index, m.n, m.site, m.bounds, from);
@@ -147,7 +112,9 @@ std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std:
   std::vector<std::int64_t> batch{static_cast<std::int64_t>(index)};
   for (std::size_t k = 0; k < group->second.size(); ++k) {
     const int rank = group->second[k];
-    const chunk c = loop.rule->next(rank, unpack_queue(queues[k]));
+    chunk c = loop.rule->next(rank, unpack_queue(queues[k]));
+    if (roles_.duplicate && c.size > 0) loop.handed.push_back({c, {leader}});
+    if (roles_.duplicate && c.size == 0) c = copy_for(loop, leader);  // another node's unfinished chunk
     if (c.size == 0) break;
     batch.insert(batch.end(), {rank, c.start, c.size});
   }
@@ -180,7 +147,7 @@ bool server::oldest_is_stale(const pooled_loop& loop) {
 // rank's come so).
 bool server::answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank) {
   if (loop.pool.empty()) {
-    if (loop.done) answer(rank, index, {loop.n, 0});
+    if (loop.done) answer(rank, index, roles_.duplicate ? copy_in_node(loop, rank) : chunk{loop.n, 0});
     return loop.done;
   }
   auto pick = loop.in_order || oldest_is_stale(loop)
@@ -189,6 +156,11 @@ bool server::answer_from_pool(std::uint64_t index, pooled_loop& loop, int rank) 
   if (pick == loop.pool.end()) pick = loop.pool.begin();
   const chunk c{(*pick)[1], (*pick)[2]};
   loop.pool.erase(pick);
+  if (roles_.duplicate) {
+    handed_chunk& h = loop.handed[c.start];
+    h.c = c;
+    h.holders.push_back(rank);
+  }
   answer(rank, index, c);
   return true;
 }
@@ -244,9 +216,11 @@ bool server::receive(int tag) {
   if (tag == tag_request) {
     if (count != request_msg::length) host_.fatal("malformed request from rank " + std::to_string(from));
     request(from, request_msg::unpack(incoming_.data()));
-  } else if (tag == tag_finished) {
-    if (count != chunk_note_length) host_.fatal("malformed chunk report from rank " + std::to_string(from));
-    finished(from, static_cast<std::uint64_t>(incoming_[0]), {incoming_[1], incoming_[2]});
+  } else if (tag == tag_finished || tag == tag_cancel) {
+    if (count != chunk_note_length) host_.fatal("malformed chunk note from rank " + std::to_string(from));
+    const auto index = static_cast<std::uint64_t>(incoming_[0]);
+    if (tag == tag_finished) finished(from, index, {incoming_[1], incoming_[2]});
+    else cancel_in_node(index, {incoming_[1], incoming_[2]});
   } else {  // refill
     const auto group = roles_.groups.find(from);
     const int group_size = group == roles_.groups.end() ? 0 : static_cast<int>(group->second.size());
@@ -267,6 +241,8 @@ bool server::poll() {
   while (receive(tag_request)) any = true;
   if (roles_.duplicate)
     while (receive(tag_finished)) any = true;
+  if (roles_.duplicate && roles_.leader && !roles_.root)
+    while (receive(tag_cancel)) any = true;  // from the supermaster: another node finished a copy first
   if (roles_.root && !roles_.groups.empty())
     while (receive(tag_refill)) any = true;
   if (roles_.leader && !roles_.root) {

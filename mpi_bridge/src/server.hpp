@@ -8,12 +8,12 @@
 //   and serves its node's ranks from that pool, asking for the next batch
 //   while half the pool is left (seed 004, Sect. 4).
 //
-// resilience (master only; rDLB, Mohammed, Cavelan and Ciorba): once the
-//   technique has no chunk left, a request gets a copy of the oldest chunk
-//   not yet finished that the asker does not hold; when a holder says it
-//   has handed out all of its copy, the other holders are told to drop
-//   theirs. A stopped or slowed rank then holds the loop up by at most the
-//   inner chunk it is running.
+// resilience (master and hier; rDLB, Mohammed, Cavelan and Ciorba): once
+//   the technique has no chunk left, a request gets a copy of the oldest
+//   chunk not yet finished that the asker does not hold; when a holder says
+//   it has handed out all of its copy, the other holders are told to drop
+//   theirs (server_copies.cpp). A stopped or slowed rank then holds the loop
+//   up by at most the inner chunk it is running.
 //
 // Every method runs under the engine's lock; answers to the local rank go to
 // host::deliver() / host::cancel() directly, others by MPI_Isend.
@@ -50,7 +50,7 @@ struct server_roles {
   bool leader = false;           // hier: serves `group` from a pool
   std::vector<int> group;        // hier leader: the ranks it serves, itself included
   std::map<int, std::vector<int>> groups;  // hier root: each leader's ranks
-  bool duplicate = false;        // master: hand out copies of unfinished chunks (resilience)
+  bool duplicate = false;        // hand out copies of unfinished chunks (resilience)
 };
 
 class server {
@@ -75,7 +75,8 @@ class server {
  private:
   struct handed_chunk {  // resilience
     chunk c;
-    std::vector<int> holders;  // the ranks running a copy, the first one it was scheduled for
+    std::vector<int> holders;  // the ranks (hier supermaster: node masters) running a copy, the first one it was
+                               // scheduled for
     bool finished = false;
   };
   struct scheduled_loop {  // root
@@ -98,6 +99,7 @@ class server {
     chunk_bounds bounds;                     // passed up with refills
     std::vector<std::int64_t> batch;         // receive buffer of the batch in flight
     MPI_Request batch_request = MPI_REQUEST_NULL;
+    std::map<iter_t, handed_chunk> handed;   // resilience: the node's chunks handed out, by start
   };
 
   scheduled_loop& scheduled(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds, int from);
@@ -105,7 +107,13 @@ class server {
   void check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                        std::uint64_t known_site, int known_from);
   chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns, double queue);
-  chunk copy_for(scheduled_loop& loop, int rank);
+  chunk copy_for(scheduled_loop& loop, int who);
+  chunk copy_in_node(pooled_loop& loop, int rank);
+  void finished_at_root(int from, std::uint64_t index, chunk c);
+  void finished_in_node(int from, std::uint64_t index, chunk c);
+  void cancel_in_node(std::uint64_t index, chunk c);
+  void cancel_rank(int rank, std::uint64_t index, chunk c);
+  [[noreturn]] void not_given(int from, std::uint64_t index, chunk c);
   std::vector<std::int64_t> make_batch(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
                                        int leader, const std::int64_t* queues,
                                        const std::int64_t* reports, int report_count);

@@ -84,6 +84,11 @@ const setting_row<settings> table[] = {
      "options::track_writes ranges): warn (once per loop site, naming the bytes), merge (across ranks, as "
      "options::merge_writes; conflicts stop the job) or off (not tracked)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.writes, writes_kinds); }},
+    {"SELFSCHED_MPI_WAIT_LIMIT", "60",
+     "with copies (SELFSCHED_MPI_RESILIENCE=duplicate): seconds rank 0 waits at the end of a region's loops for a "
+     "rank that has not come, once their work is done; then the job ends naming that rank (stopped or hung). "
+     "0: wait for ever",
+     [](std::string_view v, settings& s) { return parse_real(v, s.wait_limit, 0.0, true); }},
     {"SELFSCHED_POOL_STRATEGY", "central",
      "how task pools move tasks between ranks: central (rank 0 holds the global queue), mediation (local "
      "queues, rank 0 matches requests with surplus), receiver (an idle rank asks a random one), sender (a loaded rank sends to a random one), hier-mediation (a mediator per node, rank 0 mediating between nodes; docs/tasks.md)",

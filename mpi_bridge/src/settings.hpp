@@ -23,6 +23,7 @@ struct settings {
   bool load = true;                                  // SELFSCHED_MPI_LOAD
   bool stats = false;                                // SELFSCHED_MPI_STATS
   bool duplicate = false;                            // SELFSCHED_MPI_RESILIENCE=duplicate
+  double wait_limit = 60;                            // SELFSCHED_MPI_WAIT_LIMIT (s; 0: for ever)
   pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
   bool pool_by_threshold = false;                    // SELFSCHED_POOL_TRANSFER=threshold
   bool cluster = false;                              // SELFSCHED_CLUSTER

@@ -137,6 +137,8 @@ void engine::choose_configuration(const options& opts) {
   int writes = static_cast<int>(opts.merge_writes_ ? writes_kind::merge : s.writes);
   MPI_Bcast(&writes, 1, MPI_INT, 0, comm_);
   writes_ = static_cast<writes_kind>(writes);
+  wait_limit_s_ = s.wait_limit;
+  MPI_Bcast(&wait_limit_s_, 1, MPI_DOUBLE, 0, comm_);
 }
 
 void engine::set_up_transport() {
@@ -164,11 +166,11 @@ void engine::set_up_transport() {
   } else if (transport_ == transport_kind::hier) {
     set_up_hierarchy(roles);
   }
-  if (duplicate_ && transport_ != transport_kind::master) {
+  if (duplicate_ && transport_ == transport_kind::rma) {
     static std::atomic<bool> said{false};
     if (rank_ == 0 && !said.exchange(true))
-      omp::bridge::warn("SELFSCHED_MPI_RESILIENCE=duplicate needs the master transport (this region uses %s); no "
-                        "copies in it",
+      omp::bridge::warn("SELFSCHED_MPI_RESILIENCE=duplicate needs the master or hier transport (this region uses "
+                        "%s); no copies in it",
                         transport_name(transport_));
     duplicate_ = false;
   }

@@ -114,6 +114,7 @@ std::shared_ptr<const chunk_plan> shared_plan(team_state& team, const plan_key& 
     slot.plan.reset();
     // Nothing local yet: the first claim fetches the first outer chunk.
     slot.params = lp;
+    slot.program_max_chunk = lp.max_chunk;
     slot.spec = technique.spec;
     slot.params.n = 0;
     slot.outer_done = false;
@@ -137,6 +138,9 @@ std::shared_ptr<const chunk_plan> shared_plan(team_state& team, const plan_key& 
   slot.uniform_size = slot.plan && slot.plan->segment_count() == 2 ? slot.plan->at(0).size : 0;
 }
 
+// The smaller of two chunk limits, 0 meaning none.
+iter_t tighter_limit(iter_t a, iter_t b) { return a == 0 ? b : b == 0 ? a : std::min(a, b); }
+
 // Under serial_lock: the next chunk of an outer_source-fed loop; size < 0
 // when the source asks the caller to come back (outer_pending). With a
 // profile, `waited` gains the time next_outer() took (other ranks).
@@ -156,6 +160,8 @@ chunk claim_from_outer(loop_slot& slot, int thread, double queue, std::int64_t& 
     if (outer.size == 0) return slot.outer_done = true, chunk{slot.n, 0};
     slot.outer_start = outer.start;
     slot.params.n = outer.size;
+    slot.params.max_chunk = tighter_limit(slot.program_max_chunk,
+                                          slot.outer->inner_chunk_limit(outer.size, slot.team_size));
     slot.outer_dropped = false;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
   }

@@ -91,6 +91,7 @@ struct alignas(64) loop_slot {
   bool outer_done = false;  // next_outer() said size 0: never ask it again for this loop
   bool outer_dropped = false;  // progress() said the rest of the current outer chunk is not wanted
   loop_params params;
+  iter_t program_max_chunk = 0;  // the program's max_chunk, before the source's inner_chunk_limit()
   schedule_spec spec;
 
   // Fixed plans with nothing to time, weigh or profile; of one run (ss,

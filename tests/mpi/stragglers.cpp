@@ -2,20 +2,26 @@
 // for real under mpirun (SELFSCHED_MPI_RESILIENCE decides whether copies of
 // its chunks run elsewhere). Rank 0 gets every row, fixed-size and
 // variable-size, and checks each against its formula; the ranks' settled
-// chunks must hold every iteration exactly once.
+// chunks must hold every iteration exactly once, and each row rank 0 holds
+// must come from the rank that owns it (a rank that dropped a chunk finished
+// elsewhere wrote some of its rows locally: they must not win).
 //
 //   mpi_stragglers [--n N] [--loops L] [--work W]
 //                  [--slow-rank R --slow-factor F]   rank R's iterations take F times as long
 //                  [--stop-rank R --stop-at I --stop-seconds S]   rank R stops (SIGSTOP) at iteration I for S s
+//                                                                 (S = 0: for good)
 //                  [--kill-rank R --kill-at I]       rank R is killed (SIGKILL) at iteration I
 //
 // Prints "mpi_stragglers: ... ok=1" on rank 0 and exits 0, or names what is
-// wrong and exits 1. Copies and dropped chunks are summed over the ranks.
+// wrong and exits 1. Copies and dropped chunks are summed over the ranks;
+// slow_dropped is the slow rank's own (a chunk it left before its end), and
+// slow_wasted the iterations it ran that count on another rank.
 #include <mpi.h>
 #include <omp.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -45,9 +51,14 @@ void work(std::int64_t units) {
   for (std::int64_t k = 0; k < units * 150; ++k) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
-// Stops this process for `seconds`: a child sends SIGCONT, then exits.
+// Stops this process for `seconds`: a child sends SIGCONT, then exits. 0:
+// for good (the job must end without this rank).
 void stop_for(double seconds) {
   const pid_t me = getpid();
+  if (seconds <= 0) {
+    kill(me, SIGSTOP);
+    return;
+  }
   if (fork() == 0) {
     usleep(static_cast<useconds_t>(seconds * 1e6));
     kill(me, SIGCONT);
@@ -105,11 +116,16 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> odd(static_cast<std::size_t>(n));  // variable rows: i % 3 words each
   std::vector<std::uint64_t> packed;
   std::vector<int> owners(static_cast<std::size_t>(n));
+  std::vector<int> owner_rank(static_cast<std::size_t>(n));  // on rank 0: 1 + the rank whose chunk holds i
+  std::vector<std::int64_t> origin(static_cast<std::size_t>(n));  // 1 + the rank that wrote row i
+  std::vector<std::int64_t> ran_here(static_cast<std::size_t>(n));  // bodies this rank ran, this loop
+  std::int64_t wasted = 0;  // bodies this rank ran whose chunk counts on another rank
   std::int64_t loop_now = 0;
   std::atomic<bool> stopped{false}, killed{false};
 
   sm::options opts;
   opts.gather_rows(rows.data(), row_width * sizeof(std::uint64_t), 0)
+      .gather_rows(origin.data(), sizeof(std::int64_t), 0)
       .gather_rows(
           [&](selfsched::iter_t i) {
             packed.assign(static_cast<std::size_t>(i % 3), odd[static_cast<std::size_t>(i)]);
@@ -124,10 +140,14 @@ int main(int argc, char** argv) {
           },
           0)
       .after_loop([&](const sm::loop_info& info) {
-        std::vector<int> mine(static_cast<std::size_t>(n));
+        std::vector<int> mine(static_cast<std::size_t>(n)), me(static_cast<std::size_t>(n));
         for (const selfsched::chunk c : info.own)
-          for (selfsched::iter_t i = c.start; i < c.start + c.size; ++i) ++mine[static_cast<std::size_t>(i)];
+          for (selfsched::iter_t i = c.start; i < c.start + c.size; ++i)
+            ++mine[static_cast<std::size_t>(i)], me[static_cast<std::size_t>(i)] = rank + 1;
+        for (std::size_t i = 0; i < ran_here.size(); ++i) wasted += me[i] == 0 ? ran_here[i] : 0;
+        std::fill(ran_here.begin(), ran_here.end(), 0);
         MPI_Reduce(mine.data(), owners.data(), static_cast<int>(n), MPI_INT, MPI_SUM, 0, info.comm);
+        MPI_Reduce(me.data(), owner_rank.data(), static_cast<int>(n), MPI_INT, MPI_MAX, 0, info.comm);
       });
 
   std::vector<std::string> problems;
@@ -145,29 +165,38 @@ int main(int argc, char** argv) {
         for (int k = 0; k < row_width; ++k)
           rows[static_cast<std::size_t>(i * row_width + k)] = value(loop_now, i, k);
         odd[static_cast<std::size_t>(i)] = value(loop_now, i, -1);
+        origin[static_cast<std::size_t>(i)] = rank + 1;
+        ++ran_here[static_cast<std::size_t>(i)];
       }
       if (rank != 0) continue;
       for (std::int64_t i = 0; i < n; ++i) {
         bool right = owners[static_cast<std::size_t>(i)] == 1;
         for (int k = 0; k < row_width; ++k) right = right && rows[static_cast<std::size_t>(i * row_width + k)] == value(loop_now, i, k);
         if (i % 3 != 0) right = right && odd[static_cast<std::size_t>(i)] == value(loop_now, i, -1);
+        right = right && origin[static_cast<std::size_t>(i)] == owner_rank[static_cast<std::size_t>(i)];
         if (!right && problems.size() < 5)
           problems.push_back("loop " + std::to_string(loop_now) + " iteration " + std::to_string(i) + ": held by " +
-                             std::to_string(owners[static_cast<std::size_t>(i)]) + " ranks or a wrong row");
+                             std::to_string(owners[static_cast<std::size_t>(i)]) + " ranks, or a wrong row, or a row "
+                             "from rank " + std::to_string(origin[static_cast<std::size_t>(i)] - 1) + " while rank " +
+                             std::to_string(owner_rank[static_cast<std::size_t>(i)] - 1) + " owns it");
       }
     }
     seconds = MPI_Wtime() - start;
     stats = region.stats();
   }
-  unsigned long long counts[2] = {stats.copies_handed_out, stats.chunks_dropped}, totals[2] = {0, 0};
-  MPI_Reduce(counts, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  const bool slow = rank == slow_rank;
+  unsigned long long counts[4] = {stats.copies_handed_out, stats.chunks_dropped, slow ? stats.chunks_dropped : 0,
+                                  slow ? static_cast<unsigned long long>(wasted) : 0};
+  unsigned long long totals[4] = {0, 0, 0, 0};
+  MPI_Reduce(counts, totals, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   int ok = problems.empty() ? 1 : 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     for (const std::string& p : problems) std::fprintf(stderr, "mpi_stragglers: %s\n", p.c_str());
-    std::printf("mpi_stragglers: ranks=%d n=%lld loops=%lld resilience=%s copies=%llu dropped=%llu time_s=%.3f ok=%d\n",
-                ranks, static_cast<long long>(n), static_cast<long long>(loops), stats.resilience.c_str(), totals[0],
-                totals[1], seconds, ok);
+    std::printf("mpi_stragglers: ranks=%d n=%lld loops=%lld transport=%s resilience=%s copies=%llu dropped=%llu "
+                "slow_dropped=%llu slow_wasted=%llu time_s=%.3f ok=%d\n",
+                ranks, static_cast<long long>(n), static_cast<long long>(loops), stats.transport.c_str(),
+                stats.resilience.c_str(), totals[0], totals[1], totals[2], totals[3], seconds, ok);
   }
   MPI_Finalize();
   return ok ? 0 : 1;

@@ -38,6 +38,13 @@ class outer_source {
   // copy of it): the taken chunk is not run and the next claim goes to
   // next_outer().
   virtual bool progress(std::uint64_t /*loop*/, iter_t /*left*/, iter_t /*size*/) { return true; }
+  // The largest inner chunk a thread may take from an outer chunk of
+  // `outer_size` iterations split among `team_size` threads; 0: no limit
+  // beyond the program's. A source that cancels chunks (progress() answers
+  // false) bounds them, since a thread learns of a cancel only at its next
+  // claim: a whole outer chunk taken at once (static, one thread) would run
+  // to its end at the straggler's speed.
+  virtual iter_t inner_chunk_limit(iter_t /*outer_size*/, int /*team_size*/) { return 0; }
   // Every thread of the team has left the loop (called by the last one).
   virtual void loop_end() = 0;
   // On the installing thread, after each parallel region it started has
