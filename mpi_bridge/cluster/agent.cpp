@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "channel.hpp"
-#include "engine.hpp"
+#include "regions/engine.hpp"
 #include "launch.hpp"
 #include "mpi_wait.hpp"
 #include "stdin_relay.hpp"

@@ -7,7 +7,7 @@
 #include <omp.h>
 
 #include "interposed.hpp"
-#include "site_identity.hpp"
+#include "common/site_identity.hpp"
 #include "selfsched.h"
 #include "selfsched/outer_source.hpp"
 

@@ -19,7 +19,7 @@
 #include "private_view.hpp"
 #include "program.hpp"
 #include "selfsched/bridge.hpp"
-#include "settings.hpp"  // the bridge's table: SELFSCHED_CLUSTER
+#include "common/settings.hpp"  // the bridge's table: SELFSCHED_CLUSTER
 
 namespace selfsched::cluster {
 

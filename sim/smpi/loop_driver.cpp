@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
+#include "regions/engine.hpp"
 #include "rank_power.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"

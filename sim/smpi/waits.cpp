@@ -2,7 +2,7 @@
 // (sched_yield) and MPI_Test, as SMPI runs them.
 //
 // The bridge waits by polling: MPI_Test, yield, MPI_Test again
-// (mpi_bridge/src/waiting.hpp). Under SMPI every poll is a few simulation
+// (mpi_bridge/src/common/waiting.hpp). Under SMPI every poll is a few simulation
 // events (the test's injected time, the yield's simulated microsecond, a
 // context switch), so a rank waiting W seconds costs W / 1 us polls and a
 // run costs ranks x simulated time: 512 ranks of `master` waiting for a

@@ -67,7 +67,7 @@ struct wavefront_report {
 
 namespace detail {
 
-// The template's erased form; mpi_bridge/src/wavefront.cpp.
+// The template's erased form; mpi_bridge/src/wavefront/wavefront.cpp.
 struct wavefront_call {
   int rank = 2;
   const std::int64_t* extents = nullptr;

@@ -1,4 +1,4 @@
-#include "weights.hpp"
+#include "common/weights.hpp"
 
 #include <omp.h>
 

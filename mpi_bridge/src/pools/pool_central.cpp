@@ -8,8 +8,8 @@
 // it put.
 #include <algorithm>
 
-#include "fatal.hpp"
-#include "pool_engine.hpp"
+#include "common/fatal.hpp"
+#include "pools/pool_engine.hpp"
 
 namespace selfsched::mpi::detail {
 // Rank 0: a rank's report (or its last answer, end_ack).

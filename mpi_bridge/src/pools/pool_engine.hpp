@@ -46,7 +46,7 @@
 
 #include "selfsched/core/task_queue.hpp"
 #include "selfsched/mpi_tasks.hpp"
-#include "settings.hpp"
+#include "common/settings.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <map>
 
-#include "engine.hpp"
-#include "fatal.hpp"
-#include "movement.hpp"
-#include "site_identity.hpp"
-#include "waiting.hpp"
+#include "regions/engine.hpp"
+#include "common/fatal.hpp"
+#include "regions/movement.hpp"
+#include "common/site_identity.hpp"
+#include "common/waiting.hpp"
 
 namespace selfsched::mpi::detail {
 

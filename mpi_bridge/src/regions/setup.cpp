@@ -5,12 +5,12 @@
 
 #include <stdexcept>
 
-#include "engine.hpp"
-#include "nodes.hpp"
+#include "regions/engine.hpp"
+#include "common/nodes.hpp"
 #include "selfsched.h"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: settings, warn
 #include "selfsched/core/registry.hpp"
-#include "weights.hpp"
+#include "common/weights.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

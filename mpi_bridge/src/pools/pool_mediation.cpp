@@ -36,8 +36,8 @@
 #include <chrono>
 #include <limits>
 
-#include "fatal.hpp"
-#include "pool_engine.hpp"
+#include "common/fatal.hpp"
+#include "pools/pool_engine.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

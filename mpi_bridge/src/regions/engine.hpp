@@ -32,14 +32,14 @@
 #include <thread>
 #include <vector>
 
-#include "protocol.hpp"
-#include "rma.hpp"
+#include "transports/protocol.hpp"
+#include "transports/rma.hpp"
 #include "selfsched/core/spec.hpp"
 #include "selfsched/mpi.hpp"
 #include "selfsched/outer_source.hpp"
-#include "server.hpp"
-#include "settings.hpp"
-#include "undeclared_writes.hpp"
+#include "transports/server.hpp"
+#include "common/settings.hpp"
+#include "regions/undeclared_writes.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol.hpp"
+#include "transports/protocol.hpp"
 #include "selfsched/core/adaptive_history.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"

@@ -4,7 +4,7 @@
 #include <exception>
 #include <stdexcept>
 
-#include "engine.hpp"
+#include "regions/engine.hpp"
 #include "selfsched/mpi.hpp"
 #include "selfsched/mpi_wavefront.hpp"
 #include "selfsched_mpi.h"

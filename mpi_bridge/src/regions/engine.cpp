@@ -1,16 +1,16 @@
 // The loop hooks libselfsched calls (outer_source) and the statistics; the
 // rest of the engine is in setup.cpp, client.cpp, copies.cpp and
 // checkpoint.cpp.
-#include "engine.hpp"
+#include "regions/engine.hpp"
 
 #include <omp.h>
 
 #include <cstdio>
 
-#include "fatal.hpp"
+#include "common/fatal.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock
-#include "site_identity.hpp"
-#include "waiting.hpp"
+#include "common/site_identity.hpp"
+#include "common/waiting.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -1,4 +1,4 @@
-#include "write_exchange.hpp"
+#include "regions/write_exchange.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "fatal.hpp"
-#include "site_identity.hpp"
+#include "common/fatal.hpp"
+#include "common/site_identity.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

@@ -1,10 +1,10 @@
 // A rank's side of a task pool shared by ranks (pool_engine.hpp): the
 // public API, the rank's threads and its message plumbing. The strategy's
 // own logic is in pool_central.cpp.
-#include "pool_engine.hpp"
+#include "pools/pool_engine.hpp"
 
-#include "fatal.hpp"
-#include "nodes.hpp"
+#include "common/fatal.hpp"
+#include "common/nodes.hpp"
 
 #include <omp.h>
 

@@ -34,15 +34,15 @@
 #include <mutex>
 #include <optional>
 
-#include "engine.hpp"
-#include "fatal.hpp"
-#include "movement.hpp"
+#include "regions/engine.hpp"
+#include "common/fatal.hpp"
+#include "regions/movement.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock, settings, warn
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/wavefront.hpp"
 #include "selfsched/mpi_wavefront.hpp"
-#include "waiting.hpp"
+#include "common/waiting.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -4,7 +4,7 @@
 // is in server.cpp, the settling of copies after the loop in movement.cpp.
 #include <algorithm>
 
-#include "engine.hpp"
+#include "regions/engine.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "engine.hpp"
+#include "regions/engine.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock
 
 namespace selfsched::mpi::detail {

@@ -1,4 +1,4 @@
-#include "server.hpp"
+#include "transports/server.hpp"
 
 #include <algorithm>
 #include <utility>

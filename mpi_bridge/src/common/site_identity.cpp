@@ -1,4 +1,4 @@
-#include "site_identity.hpp"
+#include "common/site_identity.hpp"
 
 #include <dlfcn.h>
 

@@ -28,8 +28,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "fatal.hpp"
-#include "pool_engine.hpp"
+#include "common/fatal.hpp"
+#include "pools/pool_engine.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "undeclared_writes.hpp"
+#include "regions/undeclared_writes.hpp"
 
 #include <link.h>
 #include <sys/mman.h>

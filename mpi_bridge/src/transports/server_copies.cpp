@@ -12,7 +12,7 @@
 //   node's), passes its ranks' reports up, and passes cancels down.
 #include <algorithm>
 
-#include "server.hpp"
+#include "transports/server.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

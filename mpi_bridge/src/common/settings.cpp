@@ -1,4 +1,4 @@
-#include "settings.hpp"
+#include "common/settings.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "nodes.hpp"
+#include "common/nodes.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <utility>
 
-#include "engine.hpp"
-#include "fatal.hpp"
+#include "regions/engine.hpp"
+#include "common/fatal.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock, warn
-#include "site_identity.hpp"
-#include "write_exchange.hpp"
+#include "common/site_identity.hpp"
+#include "regions/write_exchange.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "engine.hpp"
+#include "regions/engine.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock
-#include "waiting.hpp"
+#include "common/waiting.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "undeclared_writes.hpp"
+#include "regions/undeclared_writes.hpp"
 
 namespace selfsched::mpi::detail {
 

@@ -1,4 +1,4 @@
-#include "movement.hpp"
+#include "regions/movement.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "fatal.hpp"
+#include "common/fatal.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "rma.hpp"
+#include "transports/rma.hpp"
 
 #include <sched.h>
 
