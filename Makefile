@@ -107,10 +107,13 @@ bench-omp: build
 
 # What loading libselfsched costs a short program, alone and preloaded, paired
 # runs and callgrind counts (docs/results/overhead.md); about a minute.
+# STARTUP_BASELINE=<another build>/lib/libselfsched.so: measured beside, in the same rounds.
 STARTUP_ROUNDS ?= 40
+STARTUP_BASELINE ?=
 bench-startup: deps configure
 	cmake --build $(BUILD) -j $(JOBS) --target selfsched_omp startup_loop startup_empty_library
-	python3 benchmarks/startup/bench_startup.py --build $(BUILD) --rounds $(STARTUP_ROUNDS)
+	python3 benchmarks/startup/bench_startup.py --build $(BUILD) --rounds $(STARTUP_ROUNDS) \
+	  $(if $(STARTUP_BASELINE),--baseline $(STARTUP_BASELINE))
 
 # What a task costs in a task pool, beside OpenMP's own tasks (docs/tasks.md).
 bench-tasks: build

@@ -18,7 +18,13 @@ wall time and of the process's CPU time (user + system). Then
 valgrind --tool=callgrind counts the instructions of one whole run of each
 (alone and with), which do not depend on the machine's load.
 
-  benchmarks/startup/bench_startup.py --build build [--rounds 40] [--no-callgrind]
+With --baseline LIB (another libselfsched.so, e.g. main's, built in
+another tree), each libselfsched case also runs with LIB preloaded in the
+same rounds, so that the two libraries are compared side by side under the
+same load: the table gets LIB's added cost and instructions beside this
+build's.
+
+  benchmarks/startup/bench_startup.py --build build [--rounds 40] [--no-callgrind] [--baseline LIB]
 """
 import argparse
 import os
@@ -66,17 +72,16 @@ def run_once(program, env):
     return wall, cpu
 
 
-def paired_runs(program, alone, loaded, rounds):
-    """Alternating rounds: lists of (wall, cpu) alone and with the library."""
-    runs_alone, runs_with = [], []
+def paired_runs(program, environments, rounds):
+    """Rounds of one run per environment, the order rotated every round (so
+    that no environment always runs first): one list of (wall, cpu) per
+    environment, environments[0] being the program alone."""
+    runs = [[] for _ in environments]
     for r in range(rounds):
-        if r % 2 == 0:
-            runs_alone.append(run_once(program, alone))
-            runs_with.append(run_once(program, loaded))
-        else:
-            runs_with.append(run_once(program, loaded))
-            runs_alone.append(run_once(program, alone))
-    return runs_alone, runs_with
+        for k in range(len(environments)):
+            which = (k + r) % len(environments)
+            runs[which].append(run_once(program, environments[which]))
+    return runs
 
 
 def summary(runs_alone, runs_with, k):
@@ -88,50 +93,62 @@ def summary(runs_alone, runs_with, k):
             "added": statistics.median(differences)}
 
 
-def callgrind_instructions(program, env, workdir):
-    """Instructions of one whole run. libomp's idle threads wait passively
-    here: callgrind runs one thread at a time, and a spinning thread's count
-    would depend on when it is switched."""
+def callgrind_instructions(program, env, workdir, runs=3):
+    """Instructions of a whole run, the median of `runs`. libomp's idle
+    threads wait passively here: callgrind runs one thread at a time, and a
+    spinning thread's count would depend on when it is switched. What is
+    left of that (the two threads meeting at the loop's end) moves a run's
+    count by up to 2%; the median keeps one run's luck out of the table."""
     env = dict(env, OMP_WAIT_POLICY="passive")
     out = os.path.join(workdir, "callgrind.out")
-    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", program],
-                          env=env, capture_output=True, text=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if done.returncode != 0 or found is None or done.stdout.strip() != EXPECTED:
-        sys.exit(f"bench_startup: callgrind run failed: {done.stderr[-2000:]}")
-    return int(found.group(1))
+    counts = []
+    for _ in range(runs):
+        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", program],
+                              env=env, capture_output=True, text=True)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None or done.stdout.strip() != EXPECTED:
+            sys.exit(f"bench_startup: callgrind run failed: {done.stderr[-2000:]}")
+        counts.append(int(found.group(1)))
+    return int(statistics.median(counts))
 
 
-def stripped_copies(build, workdir):
-    """valgrind 3.19 cannot read clang 19's DWARF 5: copies without debug info."""
+def stripped_copies(sources, workdir):
+    """valgrind 3.19 cannot read clang 19's DWARF 5: copies without debug
+    info, each in a folder of its own (the libraries share a name)."""
     copies = []
-    for source in (os.path.join(build, "bin", "startup_loop"), os.path.join(build, "lib", "libselfsched.so")):
-        target = os.path.join(workdir, os.path.basename(source))
+    for k, source in enumerate(sources):
+        folder = os.path.join(workdir, f"stripped-{k}")
+        os.makedirs(folder, exist_ok=True)
+        target = os.path.join(folder, os.path.basename(source))
         subprocess.run(["objcopy", "--strip-debug", os.path.realpath(source), target], check=True)
         copies.append(target)
     return copies
 
 
-def measure_case(name, extra, program, library, rounds, workdir, copies):
+def measure_case(name, extra, program, libraries, rounds, workdir, copies):
     """Paired timings of one case, and its instruction counts when `copies`
-    (the stripped program and libselfsched) are given. `library`: the paths
-    of libselfsched and of the empty library."""
+    (the stripped program, then a stripped copy of each library) are given.
+    `libraries`: what the case preloads, in turn (libselfsched, then the
+    baseline if any; the empty library in its own case)."""
     cache = os.path.join(workdir, f"auto-cache-{name}.json") if name == "auto-warm" else "off"
     alone = base_environment(cache)
-    loaded = dict(alone, LD_PRELOAD=library[name == "empty-library"], **extra)
-    for _ in range(3):  # warms auto's cache, the page cache and the loader's
-        run_once(program, loaded)
-    runs_alone, runs_with = paired_runs(program, alone, loaded, rounds)
-    result = {"wall": summary(runs_alone, runs_with, 0), "cpu": summary(runs_alone, runs_with, 1)}
-    if copies:
-        stripped_program, stripped_library = copies
-        result["ir_alone"] = callgrind_instructions(stripped_program, alone, workdir)
-        preloaded = library[1] if name == "empty-library" else stripped_library
-        result["ir_with"] = callgrind_instructions(stripped_program, dict(loaded, LD_PRELOAD=preloaded), workdir)
+    loaded = [dict(alone, LD_PRELOAD=library, **extra) for library in libraries]
+    for environment in loaded:
+        for _ in range(3):  # warms auto's cache, the page cache and the loader's
+            run_once(program, environment)
+    runs = paired_runs(program, [alone, *loaded], rounds)
+    result = {"with": []}
+    ir_alone = callgrind_instructions(copies[0], alone, workdir) if copies else None
+    for k, environment in enumerate(loaded):
+        one = {"wall": summary(runs[0], runs[k + 1], 0), "cpu": summary(runs[0], runs[k + 1], 1)}
+        if copies:
+            one["ir_alone"] = ir_alone
+            one["ir_with"] = callgrind_instructions(copies[0], dict(environment, LD_PRELOAD=copies[k + 1]), workdir)
+        result["with"].append(one)
     return result
 
 
-def print_table(results, rounds, callgrind):
+def print_table(results, rounds, callgrind, baseline):
     print(f"\n{rounds} paired rounds per case, ms: medians alone / with the library preloaded (libselfsched; "
           "the empty library in its row), and the median of the per-round differences (added); wall time, "
           "then the process's CPU time")
@@ -140,16 +157,27 @@ def print_table(results, rounds, callgrind):
     if callgrind:
         head += " instructions alone | with | added |"
         rule += "---|---|---|"
+    if baseline:
+        head += " baseline: wall added | CPU added |" + (" instructions added |" if callgrind else "")
+        rule += "---|---|" + ("---|" if callgrind else "")
     print(head)
     print(rule)
     for name, _, target in CASES:
-        wall, cpu = results[name]["wall"], results[name]["cpu"]
+        ours = results[name]["with"][0]
+        wall, cpu = ours["wall"], ours["cpu"]
         row = (f"| {name} | {wall['alone']:.2f} | {wall['with']:.2f} | **{wall['added']:.2f}** | "
                f"{cpu['alone']:.2f} | {cpu['with']:.2f} | **{cpu['added']:.2f}** | "
                f"{'' if target is None else f'<= {target}'} |")
         if callgrind:
-            r = results[name]
-            row += f" {r['ir_alone']:,} | {r['ir_with']:,} | {r['ir_with'] - r['ir_alone']:,} |"
+            row += f" {ours['ir_alone']:,} | {ours['ir_with']:,} | {ours['ir_with'] - ours['ir_alone']:,} |"
+        if baseline:
+            if len(results[name]["with"]) > 1:
+                other = results[name]["with"][1]
+                row += f" {other['wall']['added']:.2f} | {other['cpu']['added']:.2f} |"
+                if callgrind:
+                    row += f" {other['ir_with'] - other['ir_alone']:,} |"
+            else:
+                row += " | |" + (" |" if callgrind else "")
         print(row)
 
 
@@ -158,6 +186,7 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--no-callgrind", action="store_true")
+    parser.add_argument("--baseline", help="another libselfsched.so, measured beside this build's")
     args = parser.parse_args()
     build = os.path.realpath(args.build)
     program = os.path.join(build, "bin", "startup_loop")
@@ -167,19 +196,28 @@ def main():
     for needed in (program, *library):
         if not os.path.exists(needed):
             sys.exit(f"bench_startup: {needed} is missing (make bench-startup builds it)")
+    baseline = os.path.realpath(args.baseline) if args.baseline else None
+    if baseline and not os.path.isfile(baseline):
+        sys.exit(f"bench_startup: --baseline {args.baseline}: no such file (give another build's libselfsched.so)")
     use_callgrind = not args.no_callgrind and shutil.which("valgrind") is not None
     if not args.no_callgrind and not use_callgrind:
         print("bench_startup: valgrind not installed (apt-get install valgrind): no instruction counts")
     print(f"load average before: {os.getloadavg()[0]:.2f}, CPUs: {os.cpu_count()}")
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as workdir:
-        copies = stripped_copies(build, workdir) if use_callgrind else None
+        ours = [library[0]] + ([baseline] if baseline else [])
+        copies = stripped_copies([program, *ours], workdir) if use_callgrind else None
         for name, extra, _ in CASES:
-            results[name] = measure_case(name, extra, program, library, args.rounds, workdir, copies)
-            print(f"{name}: added {results[name]['wall']['added']:.2f} ms wall, "
-                  f"{results[name]['cpu']['added']:.2f} ms CPU", flush=True)
+            if name == "empty-library":
+                libraries, case_copies = [library[1]], copies and [copies[0], library[1]]
+            else:
+                libraries, case_copies = ours, copies
+            results[name] = measure_case(name, extra, program, libraries, args.rounds, workdir, case_copies)
+            added = results[name]["with"][0]
+            print(f"{name}: added {added['wall']['added']:.2f} ms wall, {added['cpu']['added']:.2f} ms CPU",
+                  flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
-    print_table(results, args.rounds, use_callgrind)
+    print_table(results, args.rounds, use_callgrind, baseline is not None)
 
 
 if __name__ == "__main__":

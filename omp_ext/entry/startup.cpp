@@ -52,7 +52,10 @@ __attribute__((constructor)) void start_selfsched() {
   detail::resolve_libomp_at_load();
   detail::resolve_libgomp_at_load();
   // 3. The settings table is read (on first use, here) and the run-queue
-  //    monitor set up from it.
+  //    monitor set up from it. Read here, not when a loop first needs it:
+  //    a bad value is reported once, as the program starts, before its own
+  //    output, whether or not a loop ever reads that setting; the table
+  //    costs about 10,000 instructions (docs/results/overhead.md).
   set_up_run_queues();
   // 4. Other OMPT tools become our clients, before libomp looks for tools.
   chain_tool_libraries();

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,11 +42,32 @@ struct remembered {
   std::string binary, offset;
 };
 
+// Which version of the file `binaries` holds: when the file is still that
+// one at exit, what was read is merged without reading and parsing it again.
+struct file_version {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = -1;
+  timespec modified{};
+  bool operator==(const file_version& o) const {
+    return device == o.device && inode == o.inode && size == o.size && modified.tv_sec == o.modified.tv_sec &&
+           modified.tv_nsec == o.modified.tv_nsec;
+  }
+};
+
+std::optional<file_version> version_of(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return file_version{st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+}
+
 struct cache {
   std::mutex lock;
   bool loaded = false;
   std::string path;  // "" : off
-  json binaries = json::object();  // as read at the first lookup
+  json binaries = json::object();  // as read at the first lookup, then as last written
+  std::optional<file_version> binaries_version;  // the file they were read from or written to
+  std::map<const void*, std::string> binary_of_module;  // a module's key, by its load address: found once
   std::vector<remembered> sites;
   std::map<std::pair<std::string, std::string>, std::string> regions;  // (binary, offset) -> cluster mode's choice
 };
@@ -81,10 +103,11 @@ std::string build_id_of(const void* address) {
             const char* name = note + sizeof(ElfW(Nhdr));
             const char* desc = name + ((header->n_namesz + 3) & ~3u);
             if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 && std::string_view(name, 3) == "GNU") {
+              constexpr char digits[] = "0123456789abcdef";
               for (unsigned k = 0; k < header->n_descsz; ++k) {
-                char hex[3];
-                std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(desc[k]));
-                s.id += hex;
+                const auto byte = static_cast<unsigned char>(desc[k]);
+                s.id += digits[byte >> 4];
+                s.id += digits[byte & 15];
               }
               return 1;
             }
@@ -98,15 +121,21 @@ std::string build_id_of(const void* address) {
 }
 
 // The binary holding `address` and the address's place in it; false when
-// it is in no module (then nothing about it is cached).
-bool key_of(const void* address, std::string& binary, std::string& offset) {
+// it is in no module (then nothing about it is cached). Under c.lock. A
+// module's key is found once (its notes walked, or its file looked at).
+bool key_of(cache& c, const void* address, std::string& binary, std::string& offset) {
   Dl_info info{};
   if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return false;
-  binary = build_id_of(address);
-  if (binary.empty()) {  // no build id: the file as it is now
-    struct stat st {};
-    if (stat(info.dli_fname, &st) != 0) return false;
-    binary = std::string(info.dli_fname) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
+  if (const auto known = c.binary_of_module.find(info.dli_fbase); known != c.binary_of_module.end()) {
+    binary = known->second;
+  } else {
+    binary = build_id_of(address);
+    if (binary.empty()) {  // no build id: the file as it is now
+      struct stat st {};
+      if (stat(info.dli_fname, &st) != 0) return false;
+      binary = std::string(info.dli_fname) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
+    }
+    c.binary_of_module.emplace(info.dli_fbase, binary);
   }
   char text[32];
   std::snprintf(text, sizeof text, "0x%" PRIxPTR,
@@ -115,7 +144,9 @@ bool key_of(const void* address, std::string& binary, std::string& offset) {
   return true;
 }
 
-bool key_of(loop_site site, std::string& binary, std::string& offset) { return key_of(site.call, binary, offset); }
+bool key_of(cache& c, loop_site site, std::string& binary, std::string& offset) {
+  return key_of(c, site.call, binary, offset);
+}
 
 // Under an MPI launcher, the first rank of each node writes: the others ran
 // the same loops, and a thousand ranks replacing one file in a shared home
@@ -131,11 +162,13 @@ bool write_merged() {
   std::lock_guard guard(c.lock);
   if (c.path.empty()) return false;
   if ((c.sites.empty() && c.regions.empty()) || !writes_for_its_node()) return true;
-  // Merge with what other processes wrote meanwhile.
+  // Merge with what other processes wrote meanwhile; when none did (the
+  // file is the version read), with what was read.
   std::string why;
   json binaries = json::object();
-  if (std::optional<json> now = read_json_file(c.path, why);
-      now && now->is_object() && now->contains("binaries") && (*now)["binaries"].is_object())
+  if (c.binaries_version && version_of(c.path) == c.binaries_version) binaries = c.binaries;
+  else if (std::optional<json> now = read_json_file(c.path, why);
+           now && now->is_object() && now->contains("binaries") && (*now)["binaries"].is_object())
     binaries = std::move((*now)["binaries"]);
   const auto used = static_cast<std::int64_t>(std::time(nullptr));
   for (const remembered& r : c.sites) {
@@ -189,6 +222,8 @@ bool write_merged() {
     warn("SELFSCHED_AUTO_CACHE: what auto learned was not kept: %s", why.c_str());
     return false;
   }
+  c.binaries_version = version_of(c.path);
+  c.binaries = std::move(binaries);
   return true;
 }
 
@@ -215,6 +250,8 @@ void load(cache& c) {
     return;
   }
   std::string why;
+  // Taken before the read: a version written between the two is read again at exit.
+  const std::optional<file_version> version = version_of(c.path);
   std::optional<json> file = read_json_file(c.path, why);
   if (!file) {
     if (access(c.path.c_str(), F_OK) == 0 || errno != ENOENT)  // no file yet: nothing to say
@@ -227,6 +264,7 @@ void load(cache& c) {
     return;
   }
   c.binaries = std::move((*file)["binaries"]);
+  c.binaries_version = version;
 }
 
 }  // namespace
@@ -246,7 +284,7 @@ bool seed_from_auto_cache(site_state& state, loop_site site) {
     std::lock_guard guard(c.lock);
     load(c);
     std::string binary, offset;
-    if (c.path.empty() || !key_of(site, binary, offset)) return false;
+    if (c.path.empty() || !key_of(c, site, binary, offset)) return false;
     const auto b = c.binaries.find(binary);
     if (b == c.binaries.end() || !b->is_object() || !b->contains("sites") || !(*b)["sites"].is_object()) return false;
     const auto entry = (*b)["sites"].find(offset);
@@ -278,7 +316,7 @@ void remember_for_auto_cache(site_state& state, loop_site site) {
     std::lock_guard guard(c.lock);
     load(c);
     std::string binary, offset;
-    if (!c.path.empty() && key_of(site, binary, offset)) c.sites.push_back({&state, binary, offset});
+    if (!c.path.empty() && key_of(c, site, binary, offset)) c.sites.push_back({&state, binary, offset});
   } catch (const std::exception&) {
   }
 }
@@ -289,7 +327,7 @@ std::string cached_region_choice(const void* ident) {
     std::lock_guard guard(c.lock);
     load(c);
     std::string binary, offset;
-    if (c.path.empty() || !key_of(ident, binary, offset)) return {};
+    if (c.path.empty() || !key_of(c, ident, binary, offset)) return {};
     if (const auto mine = c.regions.find({binary, offset}); mine != c.regions.end()) return mine->second;
     const auto b = c.binaries.find(binary);
     if (b == c.binaries.end() || !b->is_object() || !b->contains("regions") || !(*b)["regions"].is_object()) return {};
@@ -321,7 +359,7 @@ void cache_region_choice(const void* ident, const char* choice) {
     std::lock_guard guard(c.lock);
     load(c);
     std::string binary, offset;
-    if (!c.path.empty() && key_of(ident, binary, offset)) c.regions[{binary, offset}] = choice;
+    if (!c.path.empty() && key_of(c, ident, binary, offset)) c.regions[{binary, offset}] = choice;
   } catch (const std::exception&) {
   }
 }

@@ -17,11 +17,15 @@ bool resolve(F& slot, const char* name) {
   return slot != nullptr;
 }
 
-// All but deinit (libomp >= 18 only) and the dist_dispatch entries are required.
+// All but deinit (libomp >= 18 only) and the dist_dispatch entries are
+// required. The first one missing ends the search: a process without libomp
+// (a shell the library is preloaded into) would otherwise pay a failed
+// lookup of every name, each a walk of every loaded object and an error
+// message formatted for dlerror.
 bool resolve_all(real_entry_points& r, const char*& missing) {
   missing = nullptr;
   const auto need = [&](auto& slot, const char* name) {
-    if (!resolve(slot, name) && missing == nullptr) missing = name;
+    if (missing == nullptr && !resolve(slot, name)) missing = name;
   };
   need(r.init_4, "__kmpc_dispatch_init_4");
   need(r.init_4u, "__kmpc_dispatch_init_4u");
@@ -40,12 +44,13 @@ bool resolve_all(real_entry_points& r, const char*& missing) {
   need(r.doacross_wait, "__kmpc_doacross_wait");
   need(r.doacross_post, "__kmpc_doacross_post");
   need(r.doacross_fini, "__kmpc_doacross_fini");
+  if (missing != nullptr) return false;
   resolve(r.deinit, "__kmpc_dispatch_deinit");
   resolve(r.dist_init_4, "__kmpc_dist_dispatch_init_4");
   resolve(r.dist_init_4u, "__kmpc_dist_dispatch_init_4u");
   resolve(r.dist_init_8, "__kmpc_dist_dispatch_init_8");
   resolve(r.dist_init_8u, "__kmpc_dist_dispatch_init_8u");
-  return missing == nullptr;
+  return true;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "runtime/runtimes.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <string>
 #include <string_view>
@@ -35,7 +36,23 @@ runtime_report look_at_runtimes() {
   return r;
 }
 
-void* loaded_libgomp() { return dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD); }
+// The loaded objects are walked for libgomp by file name, then opened by the
+// path they were loaded from: dlopen("libgomp.so.1", RTLD_NOLOAD) alone,
+// when libgomp is absent (every clang program), searches the library path
+// (ld.so.cache, a dozen directories) at each call, at start-up and at exit.
+void* loaded_libgomp() {
+  const char* path = nullptr;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        const std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        const std::string_view file = name.substr(name.rfind('/') + 1);  // npos + 1: all of it
+        if (!file.starts_with("libgomp.so")) return 0;
+        *static_cast<const char**>(data) = info->dlpi_name;
+        return 1;
+      },
+      &path);
+  return path != nullptr ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : nullptr;
+}
 
 namespace {
 

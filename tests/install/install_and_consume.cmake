@@ -35,13 +35,19 @@ run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/first
 file(RENAME ${WORK}/first-prefix ${prefix})
 
 # Each installed library and tool finds what it links by its RUNPATH.
-file(GLOB installed ${prefix}/${LIBDIR}/libselfsched*.so ${prefix}/bin/selfsched-chunks)
+file(GLOB installed ${prefix}/${LIBDIR}/libselfsched_*.so ${prefix}/bin/selfsched-chunks)
 foreach(file ${installed})
   run("readelf -d ${file}" readelf -d ${file})
   if(NOT last_output MATCHES "RUNPATH[^\n]*[$]ORIGIN")
     message(FATAL_ERROR "${file} has no RUNPATH with $ORIGIN:\n${last_output}")
   endif()
 endforeach()
+# libselfsched, preloaded into every process of a job, links only system
+# libraries: no RUNPATH for the loader to search (omp_ext/CMakeLists.txt).
+run("readelf -d libselfsched.so" readelf -d ${prefix}/${LIBDIR}/libselfsched.so)
+if(last_output MATCHES "R(UN)?PATH")
+  message(FATAL_ERROR "libselfsched.so has a search path the loader would search at every start:\n${last_output}")
+endif()
 # Each installed tool has its manual page, made from its own --help.
 if(WITH_MANUAL_PAGES)
   file(GLOB tools ${prefix}/bin/selfsched-*)
