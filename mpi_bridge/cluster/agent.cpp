@@ -139,42 +139,45 @@ class agent {
     return counts;
   }
 
+  // Where each rank's bytes land in the incoming area (64-byte aligned),
+  // told to the program in the control block, and MPI's counts for them.
+  struct placement {
+    std::vector<int> sizes, offsets;
+    std::uint64_t end = 0;
+  };
+  placement place_incoming(const std::vector<std::int64_t>& counts) {
+    channel_control& c = channel_.control();
+    placement p{std::vector<int>(counts.size()), std::vector<int>(counts.size()), 0};
+    for (std::size_t q = 0; q < counts.size(); ++q) {
+      if (counts[q] > INT32_MAX || p.end > INT32_MAX) too_big();
+      p.sizes[q] = static_cast<int>(counts[q]);
+      p.offsets[q] = static_cast<int>(p.end);
+      c.received[q] = {p.end, static_cast<std::uint64_t>(counts[q])};
+      p.end = (p.end + static_cast<std::uint64_t>(counts[q]) + 63) & ~std::uint64_t{63};
+    }
+    if (p.end > channel_layout::incoming_bytes) too_big();
+    return p;
+  }
+
   void exchange() {
     channel_control& c = channel_.control();
-    const auto counts = announce(static_cast<std::int64_t>(c.kind), static_cast<std::int64_t>(c.outgoing_bytes));
-    std::vector<int> sizes(counts.size()), offsets(counts.size());
-    std::uint64_t at = 0;
-    for (std::size_t q = 0; q < counts.size(); ++q) {
-      if (counts[q] > INT32_MAX || at > INT32_MAX) too_big();
-      sizes[q] = static_cast<int>(counts[q]);
-      offsets[q] = static_cast<int>(at);
-      c.received[q] = {at, static_cast<std::uint64_t>(counts[q])};
-      at = (at + static_cast<std::uint64_t>(counts[q]) + 63) & ~std::uint64_t{63};
-    }
-    if (at > channel_layout::incoming_bytes) too_big();
+    const placement p =
+        place_incoming(announce(static_cast<std::int64_t>(c.kind), static_cast<std::int64_t>(c.outgoing_bytes)));
     channel_.populate(channel_.outgoing(), c.outgoing_bytes, false);
-    channel_.populate(channel_.incoming(), at, true);
+    channel_.populate(channel_.incoming(), p.end, true);
     MPI_Request r;
-    MPI_Iallgatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(), sizes.data(),
-                    offsets.data(), MPI_BYTE, comm_, &r);
+    MPI_Iallgatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(),
+                    p.sizes.data(), p.offsets.data(), MPI_BYTE, comm_, &r);
     wait_quietly(r);
   }
 
   void gather() {
     channel_control& c = channel_.control();
-    const auto counts = announce(static_cast<std::int64_t>(request_kind::gather), static_cast<std::int64_t>(c.outgoing_bytes));
-    std::vector<int> sizes(counts.size()), offsets(counts.size());
-    std::uint64_t at = 0;
-    for (std::size_t q = 0; q < counts.size(); ++q) {
-      if (counts[q] > INT32_MAX || at > INT32_MAX) too_big();
-      sizes[q] = static_cast<int>(counts[q]);
-      offsets[q] = static_cast<int>(at);
-      c.received[q] = {at, static_cast<std::uint64_t>(counts[q])};
-      at = (at + static_cast<std::uint64_t>(counts[q]) + 63) & ~std::uint64_t{63};
-    }
+    const placement p = place_incoming(
+        announce(static_cast<std::int64_t>(request_kind::gather), static_cast<std::int64_t>(c.outgoing_bytes)));
     MPI_Request r;
-    MPI_Igatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(), sizes.data(),
-                 offsets.data(), MPI_BYTE, 0, comm_, &r);
+    MPI_Igatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(),
+                 p.sizes.data(), p.offsets.data(), MPI_BYTE, 0, comm_, &r);
     wait_quietly(r);
   }
 
