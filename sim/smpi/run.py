@@ -163,7 +163,12 @@ def parse_args():
     p.add_argument("--json", help="write every row here")
     p.add_argument("--check", action="store_true", help="exit 1 if code and model differ by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.10)
+    p.add_argument("--attempts", type=int, default=1,
+                   help="with --check: runs of a size whose code and model differ by more than --tolerance (the "
+                        "code's CPU time between MPI calls is measured on this host: other jobs make it noisy)")
     a = p.parse_args()
+    if a.attempts < 1:
+        p.error(f"--attempts {a.attempts} must be at least 1")
     a.speeds = [float(s) for s in a.speeds.split(":")]
     return a
 
@@ -183,18 +188,22 @@ def main():
     print("| --- " * 15 + "|")
     for transport in a.transport.split(","):
         for workers in (int(w) for w in a.workers.split(",")):
-            with tempfile.TemporaryDirectory(prefix="selfsched-smpi-") as work_dir:
-                code, platform = run_smpi(a, program, transport, workers, work_dir)
-                claim = a.claim if a.claim is not None else per_request(code)
-                model = run_model(a, sim, transport, platform, claim)
-            ratio = model["makespan"] / float(code["makespan"])
+            for attempt in range(1, a.attempts + 1):
+                with tempfile.TemporaryDirectory(prefix="selfsched-smpi-") as work_dir:
+                    code, platform = run_smpi(a, program, transport, workers, work_dir)
+                    claim = a.claim if a.claim is not None else per_request(code)
+                    model = run_model(a, sim, transport, platform, claim)
+                ratio = model["makespan"] / float(code["makespan"])
+                print(f"| {transport} | {workers} | {code['ranks']} | {float(code['makespan']):.4f} | "
+                      f"{float(code['efficiency']):.3f} | {float(code['master_busy']):.3f} | {model['makespan']:.4f} | "
+                      f"{model['efficiency']:.3f} | {model['master_busy']:.3f} | {ratio:.3f} | {claim * 1e6:.2f} | "
+                      f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['rss_mib']:.0f} |",
+                      flush=True)
+                if not a.check or abs(ratio - 1) <= a.tolerance:
+                    break
             worst = max(worst, abs(ratio - 1))
-            rows.append({"transport": transport, "workers": workers, "code": code, "model": model, "claim": claim})
-            print(f"| {transport} | {workers} | {code['ranks']} | {float(code['makespan']):.4f} | "
-                  f"{float(code['efficiency']):.3f} | {float(code['master_busy']):.3f} | {model['makespan']:.4f} | "
-                  f"{model['efficiency']:.3f} | {model['master_busy']:.3f} | {ratio:.3f} | {claim * 1e6:.2f} | "
-                  f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['rss_mib']:.0f} |",
-                  flush=True)
+            rows.append({"transport": transport, "workers": workers, "code": code, "model": model, "claim": claim,
+                         "attempts": attempt})
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
