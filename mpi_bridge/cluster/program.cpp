@@ -1,6 +1,5 @@
 #include "program.hpp"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -50,7 +49,12 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h;
 }
 
-constexpr std::uintptr_t page_floor(std::uintptr_t a) { return a & ~std::uintptr_t{page_bytes - 1}; }
+// libomp's omp_get_max_threads (fork.cpp answers the program cluster-wide);
+// its first call starts libomp.
+int real_max_threads() {
+  static const auto real = next_definition<int (*)()>("omp_get_max_threads");
+  return real != nullptr ? real() : 1;
+}
 
 // This rank's open private copies of files (ranks other than 0).
 std::vector<private_view::open_copy> open_private_copies() {
@@ -150,7 +154,7 @@ void cluster_process::begin_program() {
     // libomp starts at the program's first OpenMP call and asks the C
     // library for memory then (qsort's buffer, its message catalog, a
     // directory listing): that must not be the program's.
-    if (auto max_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_NEXT, "omp_get_max_threads"))) max_threads();
+    real_max_threads();
   }
   set_thread_arena(0, false);
   program_begun_ = true;
@@ -165,12 +169,11 @@ const std::vector<int>& cluster_process::threads_per_rank() {
          "memory cannot be told from the runtime's there");
   // The first region: every rank says how many threads it runs regions
   // with, and checks that its memory sits where everyone else's does.
-  static auto real_max_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_NEXT, "omp_get_max_threads"));
   struct hello {
     std::int64_t threads;
     double power;  // the rank's computing power (libselfsched: SELFSCHED_WEIGHTS, SIA file, hwloc CPU kinds)
     memory_layout layout;
-  } mine{real_max_threads != nullptr ? real_max_threads() : 1, 0, layout()};
+  } mine{real_max_threads(), 0, layout()};
   mine.power = omp::bridge::team_power(static_cast<int>(mine.threads));
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   const auto all = exchange(sizeof mine);

@@ -18,6 +18,9 @@
 namespace selfsched::cluster {
 
 inline constexpr std::size_t page_bytes = 4096;
+// The page holding address `a`, and the first page boundary at or above it.
+constexpr std::uintptr_t page_floor(std::uintptr_t a) { return a & ~std::uintptr_t{page_bytes - 1}; }
+constexpr std::uintptr_t page_ceil(std::uintptr_t a) { return page_floor(a + page_bytes - 1); }
 
 // Bytes [offset, offset + length) of a page changed.
 struct byte_run {

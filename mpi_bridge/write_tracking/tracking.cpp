@@ -76,7 +76,7 @@ bool page_tracker::start(address_range heap, std::string& why, bool kernel) {
   reg.mode = UFFDIO_REGISTER_MODE_WP;
   const int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   page_region probe[1];
-  const std::uintptr_t probed = has_heap ? heap.begin : reinterpret_cast<std::uintptr_t>(probe) & ~(page_bytes - 1);
+  const std::uintptr_t probed = has_heap ? heap.begin : page_floor(reinterpret_cast<std::uintptr_t>(probe));
   pm_scan_arg scan{sizeof(pm_scan_arg), 0, probed, probed + page_bytes, 0, reinterpret_cast<std::uint64_t>(probe),
                    1, 0, 0, page_is_written, 0, page_is_written};
   if (ioctl(fd, UFFDIO_API, &api) != 0 || (has_heap && ioctl(fd, UFFDIO_REGISTER, &reg) != 0) || pagemap < 0 ||

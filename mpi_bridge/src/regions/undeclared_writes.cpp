@@ -15,15 +15,14 @@ namespace {
 
 using cluster::address_range;
 using cluster::page_bytes;
-
-std::uintptr_t page_down(std::uintptr_t a) { return a & ~(page_bytes - 1); }
-std::uintptr_t page_up(std::uintptr_t a) { return page_down(a + page_bytes - 1); }
+using cluster::page_ceil;
+using cluster::page_floor;
 
 // The ranges rounded out to whole pages, overlapping ones merged: the
 // tracker keeps one copy per page.
 std::vector<address_range> whole_pages(const std::vector<watched_range>& ranges) {
   std::vector<address_range> pages;
-  for (const watched_range& r : ranges) pages.push_back({page_down(r.begin), page_up(r.end)});
+  for (const watched_range& r : ranges) pages.push_back({page_floor(r.begin), page_ceil(r.end)});
   std::sort(pages.begin(), pages.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
   std::vector<address_range> merged;
   for (const address_range& p : pages) {
@@ -83,16 +82,16 @@ std::vector<watched_range> program_ranges(std::span<const std::pair<void*, std::
   // from MPI's and the system's by name (libmpi, libucx, libfabric ...,
   // whose state their own threads write during a loop); a library's
   // globals are named with track_writes.
+  address_range got{};
+  dl_iterate_phdr(find_plt_got, &got);
   for (const cluster::module_info& m : cluster::loaded_modules()) {
     if (!m.path.empty()) continue;
-    address_range got{};
-    dl_iterate_phdr(find_plt_got, &got);
+    // Each data range less the GOT (none: the second piece is the range).
     for (const address_range& d : m.data) {
       const address_range pieces[2] = {{d.begin, std::clamp(got.begin, d.begin, d.end)},
                                        {std::clamp(got.end, d.begin, d.end), d.end}};
-      for (const address_range& p : got.end > got.begin ? std::span(pieces) : std::span(pieces, 0))
+      for (const address_range& p : pieces)
         if (p.end > p.begin) ranges.push_back({p.begin, p.end, "the program's global data"});
-      if (got.end <= got.begin && d.end > d.begin) ranges.push_back({d.begin, d.end, "the program's global data"});
     }
     break;
   }
