@@ -25,6 +25,12 @@ server::~server() {
   }
 }
 
+void server::check_not_finished(std::uint64_t index, int from) {
+  if (index < forgotten_)
+    host_.fatal("rank " + std::to_string(from) + " asks for chunks of shared loop " + std::to_string(index) +
+                ", which every rank has finished: it skipped a loop the others ran");
+}
+
 void server::check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                              std::uint64_t known_site, int known_from) {
   if (n == known_n && site == known_site) return;
@@ -38,9 +44,7 @@ void server::check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, 
 
 server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds,
                                           int from) {
-  if (index < forgotten_)
-    host_.fatal("rank " + std::to_string(from) + " asks for chunks of shared loop " + std::to_string(index) +
-                ", which every rank has finished: it skipped a loop the others ran");
+  check_not_finished(index, from);
   auto found = scheduled_.find(index);
   if (found != scheduled_.end()) {
     check_same_loop(index, n, site, from, found->second.n, found->second.site, found->second.first_rank);
@@ -55,9 +59,7 @@ server::scheduled_loop& server::scheduled(std::uint64_t index, iter_t n, std::ui
 }
 
 server::pooled_loop& server::pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from) {
-  if (index < forgotten_)
-    host_.fatal("rank " + std::to_string(from) + " asks for chunks of shared loop " + std::to_string(index) +
-                ", which every rank has finished: it skipped a loop the others ran");
+  check_not_finished(index, from);
   auto found = pooled_.find(index);
   if (found != pooled_.end()) {
     check_same_loop(index, n, site, from, found->second.n, found->second.site, found->second.first_rank);

@@ -104,6 +104,7 @@ class server {
 
   scheduled_loop& scheduled(std::uint64_t index, iter_t n, std::uint64_t site, chunk_bounds bounds, int from);
   pooled_loop& pooled(std::uint64_t index, iter_t n, std::uint64_t site, int from);
+  void check_not_finished(std::uint64_t index, int from);
   void check_same_loop(std::uint64_t index, iter_t n, std::uint64_t site, int from, iter_t known_n,
                        std::uint64_t known_site, int known_from);
   chunk assign(scheduled_loop& loop, int rank, iter_t reported_size, std::int64_t reported_ns, double queue);
