@@ -76,7 +76,7 @@ const setting_row<settings> table[] = {
      "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
     {"SELFSCHED_MPI_RESILIENCE", "off",
-     "master transport: duplicate (a rank that finds no chunk left runs a copy of another rank's unfinished "
+     "master and hier transports: duplicate (a rank that finds no chunk left runs a copy of another rank's unfinished "
      "one; the first copy to finish counts, so a stopped or slow rank does not hold the loop up) or off",
      [](std::string_view v, settings& s) { return parse_choice(v, s.duplicate, resiliences); }},
     {"SELFSCHED_MPI_WRITES", "warn",
