@@ -76,6 +76,26 @@ double timed_run(const example::command_line& cli, Run run) {
   return example::now_seconds() - start;
 }
 
+// --sinks, for a loop whose doacross sinks reach outside the iteration
+// space as written; `as_written` names them.
+inline void sinks_option(example::command_line& cli, std::string& sinks, const std::string& as_written) {
+  const std::string help = "doacross sinks: only inside the space (runs on stock libomp), or as written" + as_written +
+         " (waits forever on stock libomp's schedules; selfsched's serve it)";
+  cli.choice("sinks", sinks, {"guarded", "plain"}, help.c_str());
+}
+
+// Runs a kernel of one loop form (serial(), doacross(plain sinks),
+// wavefront(options)) in the --mode asked; returns its wall time.
+template <typename Kernel>
+double run_mode(const example::command_line& cli, const run_options& run, Kernel& kernel, bool plain_sinks,
+                selfsched::wavefront_report& report) {
+  return timed_run(cli, [&] {
+    if (run.mode == "serial") kernel.serial();
+    else if (run.mode == "doacross") kernel.doacross(plain_sinks);
+    else report = kernel.wavefront(run.wavefront());
+  });
+}
+
 // Bit for bit, as --verify compares a result with the serial loop's.
 inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;

@@ -14,20 +14,14 @@ int main(int argc, char** argv) {
                             "Floyd-Steinberg error diffusion of a width x height image (seed 000 sec. 6.1):\n"
                             "rows i are the synchronization dimension, columns j the chunk dimension.");
   size.add_to(cli);
-  cli.choice("sinks", sinks, {"guarded", "plain"},
-             "doacross sinks: only inside the space (runs on stock libomp), or as written (i-1, j+1) (i-1, j+2) "
-             "(waits forever on stock libomp's schedules; selfsched's serve it)");
+  dependence::sinks_option(cli, sinks, " (i-1, j+1) (i-1, j+2)");
   run.add_to(cli);
   cli.parse(argc, argv);
   size.check(cli);
 
   image picture(size.width, size.height, size.seed);
   selfsched::wavefront_report report{};
-  const double seconds = dependence::timed_run(cli, [&] {
-    if (run.mode == "serial") picture.serial();
-    else if (run.mode == "doacross") picture.doacross(sinks == "plain");
-    else report = picture.wavefront(run.wavefront());
-  });
+  const double seconds = dependence::run_mode(cli, run, picture, sinks == "plain", report);
 
   const bool same = !run.verify || picture.same_as(size.serial());
   example::checksum sum;

@@ -13,20 +13,14 @@ int main(int argc, char** argv) {
                             "Livermore kernel 23 (implicit hydrodynamics) in seed 000's 3-D form: l is the\n"
                             "synchronization dimension, k the chunk dimension, j = 1..4 runs whole.");
   size.add_to(cli);
-  cli.choice("sinks", sinks, {"guarded", "plain"},
-             "doacross sinks: only inside the space (runs on stock libomp), or as written (waits forever on "
-             "stock libomp's schedules; selfsched's serve it)");
+  dependence::sinks_option(cli, sinks, "");
   run.add_to(cli);
   cli.parse(argc, argv);
   size.check(cli);
 
   hydro h(size.loop, size.n, size.seed);
   selfsched::wavefront_report report{};
-  const double seconds = dependence::timed_run(cli, [&] {
-    if (run.mode == "serial") h.serial();
-    else if (run.mode == "doacross") h.doacross(sinks == "plain");
-    else report = h.wavefront(run.wavefront());
-  });
+  const double seconds = dependence::run_mode(cli, run, h, sinks == "plain", report);
 
   const bool same = !run.verify || size.serial_equal(h);
   example::checksum sum;
