@@ -11,43 +11,28 @@
 using example::adjoint_convolution;
 
 int main(int argc, char** argv) {
-  std::int64_t n = 20000, seed = 1;
-  std::string order = "decreasing";
-  bool verify = false;
+  example::adjoint_convolution_options o;
   example::command_line cli("adjoint_convolution",
                             "Adjoint convolution a[i] = sum_{j>=i} b[j] c[j-i] of random arrays; one element\n"
                             "per iteration of the schedule(runtime) loop. Triangular cost: n - i per iteration.");
-  cli.option("n", n, 1, "elements; seed 004: 800 x 800 = 640000");
-  cli.choice("order", order, {"decreasing", "increasing"},
-             "iteration k computes a[k], cost falling as in seed 004, or a[n-1-k], cost rising");
-  cli.option("seed", seed, 0, "seed of the random arrays");
-  cli.flag("verify", verify, "recompute every element serially (default: a sample) and compare exactly");
+  o.declare(cli);
   example::time_steps steps(cli);
   cli.parse(argc, argv);
   steps.check(cli);
-  if (n > 100'000'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 100000000");
+  o.check(cli);
 
-  const adjoint_convolution conv = adjoint_convolution::random(n, seed);
-  const bool increasing = order == "increasing";
-  const auto element_of = [&](std::int64_t k) { return increasing ? n - 1 - k : k; };
-
+  const adjoint_convolution conv = adjoint_convolution::random(o.n, o.seed);
+  const std::int64_t n = o.n;
   std::vector<double> a(n);
   example::loop_monitor monitor("adjoint_convolution", n);
   const double seconds = steps.run(monitor, [&] { std::fill(a.begin(), a.end(), 0.0); }, [&] {
 #pragma omp parallel for schedule(runtime)
     for (std::int64_t k = 0; k < n; ++k)
-      monitor.run(k, [&] { a[element_of(k)] = conv.element(element_of(k)); });
+      monitor.run(k, [&] { a[o.element_of(k)] = conv.element(o.element_of(k)); });
   });
 
   example::report r("adjoint_convolution");
   steps.add_to(r);
-  example::check_result(conv, a, verify, r);
-
-  example::checksum sum;
-  sum.add(a);
-  r.add("n", n);
-  r.add("order", order);
-  r.add("seed", seed);
-  r.add("multiply_adds", n * (n + 1) / 2);
-  return r.finish(monitor, seconds, sum);
+  example::check_result(conv, a, o.verify, r);
+  return example::finish_report(r, o, a, monitor, seconds);
 }

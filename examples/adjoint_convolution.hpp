@@ -57,4 +57,39 @@ inline void check_result(const adjoint_convolution& conv, const std::vector<doub
                                                      std::to_string(identity) + " within " + std::to_string(bound));
 }
 
+// The command line both adjoint convolution programs share, and the fields
+// it adds to the result line.
+struct adjoint_convolution_options {
+  std::int64_t n = 20000, seed = 1;
+  std::string order = "decreasing";
+  bool verify = false;
+
+  void declare(command_line& cli) {
+    cli.option("n", n, 1, "elements; seed 004: 800 x 800 = 640000");
+    cli.choice("order", order, {"decreasing", "increasing"},
+               "iteration k computes a[k], cost falling as in seed 004, or a[n-1-k], cost rising");
+    cli.option("seed", seed, 0, "seed of the random arrays");
+    cli.flag("verify", verify, "recompute every element serially (default: a sample) and compare exactly");
+  }
+  void check(const command_line& cli) const {
+    if (n > 100'000'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 100000000");
+  }
+  bool increasing() const { return order == "increasing"; }
+  // The element iteration k computes: the triangle from its costly end or its cheap one.
+  std::int64_t element_of(std::int64_t k) const { return increasing() ? n - 1 - k : k; }
+};
+
+// a's fields of the result line (checksum, size, order, work), then the
+// line itself: the program's exit status.
+inline int finish_report(report& r, const adjoint_convolution_options& o, const std::vector<double>& a,
+                         const loop_monitor& monitor, double loop_seconds) {
+  checksum sum;
+  sum.add(a);
+  r.add("n", o.n);
+  r.add("order", o.order);
+  r.add("seed", o.seed);
+  r.add("multiply_adds", o.n * (o.n + 1) / 2);
+  return r.finish(monitor, loop_seconds, sum);
+}
+
 }  // namespace example

@@ -46,22 +46,12 @@ int main(int argc, char** argv) {
   example::command_line cli("mandelbrot",
                             "Mandelbrot set escape counts; one row (or column) per iteration of the\n"
                             "schedule(runtime) loop. Irregular cost: lines through the set are expensive.");
-  cli.option("width", m.width, 1, "image width in pixels");
-  cli.option("height", m.height, 1, "image height in pixels");
-  cli.option("max-iter", m.max_iter, 1, "steps before a point counts as inside the set");
-  cli.reals("domain", m.domain, "X0,X1,Y0,Y1", "window of the complex plane; seed 004 used -2,2,-2,2");
-  cli.flag("columns", m.by_columns, "one column per iteration (seed 004) instead of one row (seed 000)");
+  example::declare_options(cli, m, verify);
   cli.option("png", png_path, "FILE", "write the image as PNG");
-  cli.flag("verify", verify, "recompute every line serially (default: a sample) and compare exactly");
   example::time_steps steps(cli);
   cli.parse(argc, argv);
   steps.check(cli);
-  if (m.max_iter > UINT32_MAX) cli.fail("--max-iter '" + std::to_string(m.max_iter) + "' is larger than 4294967295");
-  if (m.width > 1'000'000 || m.height > 1'000'000 || m.width * m.height > 4'000'000'000)
-    cli.fail("--width x --height '" + std::to_string(m.width) + " x " + std::to_string(m.height) +
-             "' is more than 4000000000 pixels (16 GB)");
-  if (!(m.domain[0] < m.domain[1] && m.domain[2] < m.domain[3]))
-    cli.fail("--domain needs X0 < X1 and Y0 < Y1");
+  example::check_options(cli, m);
 
   std::vector<std::uint32_t> image(m.width * m.height);
   const std::int64_t lines = m.lines();

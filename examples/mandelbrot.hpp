@@ -43,6 +43,24 @@ struct mandelbrot {
   std::int64_t line_stride() const { return by_columns ? width : 1; }
 };
 
+// The command line both mandelbrot programs share: the image, its window,
+// the line direction and --verify, with their checks after parsing.
+inline void declare_options(command_line& cli, mandelbrot& m, bool& verify) {
+  cli.option("width", m.width, 1, "image width in pixels");
+  cli.option("height", m.height, 1, "image height in pixels");
+  cli.option("max-iter", m.max_iter, 1, "steps before a point counts as inside the set");
+  cli.reals("domain", m.domain, "X0,X1,Y0,Y1", "window of the complex plane; seed 004 used -2,2,-2,2");
+  cli.flag("columns", m.by_columns, "one column per iteration (seed 004) instead of one row (seed 000)");
+  cli.flag("verify", verify, "recompute every line serially (default: a sample) and compare exactly");
+}
+inline void check_options(const command_line& cli, const mandelbrot& m) {
+  if (m.max_iter > UINT32_MAX) cli.fail("--max-iter '" + std::to_string(m.max_iter) + "' is larger than 4294967295");
+  if (m.width > 1'000'000 || m.height > 1'000'000 || m.width * m.height > 4'000'000'000)
+    cli.fail("--width x --height '" + std::to_string(m.width) + " x " + std::to_string(m.height) +
+             "' is more than 4000000000 pixels (16 GB)");
+  if (!(m.domain[0] < m.domain[1] && m.domain[2] < m.domain[3])) cli.fail("--domain needs X0 < X1 and Y0 < Y1");
+}
+
 // Recomputes a sample of lines (all with `all`) serially and compares exactly.
 inline void check_lines(const mandelbrot& m, std::vector<std::uint32_t>& image, bool all, report& r) {
   std::vector<std::uint32_t> expected(m.line_length());

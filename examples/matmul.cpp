@@ -10,22 +10,18 @@
 #include "matmul.hpp"
 
 int main(int argc, char** argv) {
-  std::int64_t n = 500, seed = 1;
-  bool verify = false;
+  example::matmul_options o;
   example::command_line cli("matmul",
                             "Matrix product C = A B of random n x n matrices; one row of C per iteration\n"
                             "of the schedule(runtime) loop. Uniform cost: n^2 multiply-adds per iteration.");
-  cli.option("n", n, 1, "matrix order; seed 004: 15000, seeds 002/003: up to 2048");
-  cli.option("seed", seed, 0, "seed of the random matrices");
-  cli.flag("verify", verify, "recompute every row serially (default: a sample) and compare exactly");
+  o.declare(cli);
   example::time_steps steps(cli);
   cli.parse(argc, argv);
   steps.check(cli);
-  // Entries in [-8, 8]: |(C x)_i| <= 512 n^2 stays exact in a double up to n = 2^22.
-  if (n > 50'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 50000");
+  o.check(cli);
 
-  example::matrices m = example::matrices::random(n, seed);
-
+  example::matrices m = example::matrices::random(o.n, o.seed);
+  const std::int64_t n = o.n;
   example::loop_monitor monitor("matmul", n);
   const double seconds = steps.run(monitor, [&] { std::fill(m.c.begin(), m.c.end(), 0); }, [&] {
 #pragma omp parallel for schedule(runtime)
@@ -34,12 +30,6 @@ int main(int argc, char** argv) {
 
   example::report r("matmul");
   steps.add_to(r);
-  example::check_product(m, seed, verify, r);
-
-  example::checksum sum;
-  m.add_product_to(sum);
-  r.add("n", n);
-  r.add("seed", seed);
-  r.add("multiply_adds", n * n * n);
-  return r.finish(monitor, seconds, sum);
+  example::check_product(m, o.seed, o.verify, r);
+  return example::finish_report(r, m, o, monitor, seconds);
 }

@@ -94,4 +94,32 @@ inline void check_product(const matrices& m, std::int64_t seed, bool all, report
   }
 }
 
+// The command line both matrix product programs share.
+struct matmul_options {
+  std::int64_t n = 500, seed = 1;
+  bool verify = false;
+
+  void declare(command_line& cli) {
+    cli.option("n", n, 1, "matrix order; seed 004: 15000, seeds 002/003: up to 2048");
+    cli.option("seed", seed, 0, "seed of the random matrices");
+    cli.flag("verify", verify, "recompute every row serially (default: a sample) and compare exactly");
+  }
+  // Entries in [-8, 8]: |(C x)_i| <= 512 n^2 stays exact in a double up to n = 2^22.
+  void check(const command_line& cli) const {
+    if (n > 50'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 50000");
+  }
+};
+
+// C's fields of the result line (checksum, order, work), then the line
+// itself: the program's exit status.
+inline int finish_report(report& r, const matrices& m, const matmul_options& o, const loop_monitor& monitor,
+                         double loop_seconds) {
+  checksum sum;
+  m.add_product_to(sum);
+  r.add("n", o.n);
+  r.add("seed", o.seed);
+  r.add("multiply_adds", o.n * o.n * o.n);
+  return r.finish(monitor, loop_seconds, sum);
+}
+
 }  // namespace example

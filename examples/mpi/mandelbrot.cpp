@@ -15,19 +15,10 @@ int main(int argc, char** argv) {
   example::command_line cli("mpi_mandelbrot",
                             "Mandelbrot set escape counts over MPI ranks and their threads; one row (or column)\n"
                             "per iteration of the shared schedule(runtime) loop; rank 0 gets the image.");
-  cli.option("width", m.width, 1, "image width in pixels");
-  cli.option("height", m.height, 1, "image height in pixels");
-  cli.option("max-iter", m.max_iter, 1, "steps before a point counts as inside the set");
-  cli.reals("domain", m.domain, "X0,X1,Y0,Y1", "window of the complex plane; seed 004 used -2,2,-2,2");
-  cli.flag("columns", m.by_columns, "one column per iteration (seed 004) instead of one row (seed 000)");
-  cli.flag("verify", verify, "recompute every line serially (default: a sample) and compare exactly");
+  example::declare_options(cli, m, verify);
   example::thread_level_option(cli, level);
   cli.parse(argc, argv);
-  if (m.max_iter > UINT32_MAX) cli.fail("--max-iter '" + std::to_string(m.max_iter) + "' is larger than 4294967295");
-  if (m.width > 1'000'000 || m.height > 1'000'000 || m.width * m.height > 4'000'000'000)
-    cli.fail("--width x --height '" + std::to_string(m.width) + " x " + std::to_string(m.height) +
-             "' is more than 4000000000 pixels (16 GB)");
-  if (!(m.domain[0] < m.domain[1] && m.domain[2] < m.domain[3])) cli.fail("--domain needs X0 < X1 and Y0 < Y1");
+  example::check_options(cli, m);
   example::mpi_session mpi(argc, argv, level);
 
   std::vector<std::uint32_t> image(m.width * m.height);
@@ -52,24 +43,15 @@ int main(int argc, char** argv) {
         },
         0);
   }
-  example::rank_coverage coverage(moves, monitor);
-
-  double seconds = 0;
-  selfsched::mpi::statistics stats;
-  {
-    selfsched::mpi::region region(MPI_COMM_WORLD, moves);
-    const double start = example::now_seconds();
+  const example::shared_loop run = example::run_shared_loop(moves, monitor, [&] {
 #pragma omp parallel for schedule(runtime)
     for (std::int64_t line = 0; line < lines; ++line)
       monitor.run(line, [&] { m.compute_line(line, m.line_start(image, line), m.line_stride()); });
-    seconds = example::now_seconds() - start;  // the loop on every rank, the rows on rank 0
-    stats = region.stats();
-  }
-  coverage.settle(stats);
+  });
 
   example::report r("mpi_mandelbrot");
-  example::add_rank_fields(r, mpi, monitor, stats);
+  example::add_rank_fields(r, mpi, monitor, run.stats);
   if (mpi.rank != 0) return 0;
   example::check_lines(m, image, verify, r);
-  return example::finish_report(r, m, image, monitor, seconds);
+  return example::finish_report(r, m, image, monitor, run.seconds);
 }

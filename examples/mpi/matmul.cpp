@@ -7,47 +7,31 @@
 #include "mpi_common.hpp"
 
 int main(int argc, char** argv) {
-  std::int64_t n = 500, seed = 1;
+  example::matmul_options o;
   std::string level = "multiple";
-  bool verify = false;
   example::command_line cli("mpi_matmul",
                             "Matrix product C = A B of random n x n matrices over MPI ranks and their threads;\n"
                             "one row of C per iteration of the shared schedule(runtime) loop; every rank gets C.");
-  cli.option("n", n, 1, "matrix order; seed 004: 15000, seeds 002/003: up to 2048");
-  cli.option("seed", seed, 0, "seed of the random matrices");
-  cli.flag("verify", verify, "recompute every row serially (default: a sample) and compare exactly");
+  o.declare(cli);
   example::thread_level_option(cli, level);
   cli.parse(argc, argv);
-  if (n > 50'000) cli.fail("--n '" + std::to_string(n) + "' is larger than 50000");
+  o.check(cli);
   example::mpi_session mpi(argc, argv, level);
 
-  example::matrices m = example::matrices::random(n, seed);  // the same on every rank
+  example::matrices m = example::matrices::random(o.n, o.seed);  // the same on every rank
+  const std::int64_t n = o.n;
   example::loop_monitor monitor("mpi_matmul", n);
   selfsched::mpi::options moves;
   moves.gather_rows(m.c.data(), m.stride * sizeof(double), selfsched::mpi::all_ranks);
-  example::rank_coverage coverage(moves, monitor);
-
-  double seconds = 0;
-  selfsched::mpi::statistics stats;
-  {
-    selfsched::mpi::region region(MPI_COMM_WORLD, moves);
-    const double start = example::now_seconds();
+  const example::shared_loop run = example::run_shared_loop(moves, monitor, [&] {
 #pragma omp parallel for schedule(runtime)
     for (std::int64_t i = 0; i < n; ++i) monitor.run(i, [&] { m.product_row(i, m.row(m.c, i)); });
-    seconds = example::now_seconds() - start;
-    stats = region.stats();
-  }
-  coverage.settle(stats);
+  });
 
   example::report r("mpi_matmul");
-  example::add_rank_fields(r, mpi, monitor, stats);
+  example::add_rank_fields(r, mpi, monitor, run.stats);
   // Every rank holds C: each checks a sample of it; rank 0 reports.
-  example::check_product(m, seed, verify && mpi.rank == 0, r);
+  example::check_product(m, o.seed, o.verify && mpi.rank == 0, r);
   if (mpi.rank != 0) return 0;
-  example::checksum sum;
-  m.add_product_to(sum);
-  r.add("n", n);
-  r.add("seed", seed);
-  r.add("multiply_adds", n * n * n);
-  return r.finish(monitor, seconds, sum);
+  return example::finish_report(r, m, o, monitor, run.seconds);
 }

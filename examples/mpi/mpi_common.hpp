@@ -86,6 +86,29 @@ class rank_coverage {
   std::vector<std::uint32_t> owners_;
 };
 
+// One shared loop as the kernel examples run it: `loop`, the threads
+// example's parallel loop, inside a selfsched::mpi::region that moves
+// `moves`, its coverage proven across ranks. The time is the loop's on this
+// rank (on rank 0 the gathered rows included).
+struct shared_loop {
+  double seconds = 0;
+  selfsched::mpi::statistics stats;
+};
+template <typename Loop>
+shared_loop run_shared_loop(selfsched::mpi::options& moves, loop_monitor& monitor, Loop&& loop) {
+  rank_coverage coverage(moves, monitor);
+  shared_loop result;
+  {
+    selfsched::mpi::region region(MPI_COMM_WORLD, moves);
+    const double start = now_seconds();
+    loop();
+    result.seconds = now_seconds() - start;
+    result.stats = region.stats();
+  }
+  coverage.settle(result.stats);
+  return result;
+}
+
 // Collective. On rank 0: ranks, thread level, transport, outer technique,
 // and per rank its busy time (all its threads) and iterations.
 inline void add_rank_fields(report& r, const mpi_session& mpi, const loop_monitor& monitor,
