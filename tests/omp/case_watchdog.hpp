@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace case_watchdog {
 
@@ -59,6 +60,32 @@ inline void check(bool ok, const std::string& what) {
     std::lock_guard<std::mutex> hold(context_lock);
     std::fprintf(stderr, "FAIL %s: %s\n", context.c_str(), what.c_str());
   }
+}
+
+// The sharded suites' command line: `--shard K/N` (every N-th technique
+// from the K-th, for parallel ctest) and technique names (none: the caller's
+// default list). A malformed shard is a usage error, never a silent 0/1.
+struct sharded_run {
+  int shard = 0, shards = 1;
+  std::vector<std::string> techniques;
+};
+inline sharded_run parse_sharded_run(int argc, char** argv) {
+  sharded_run run;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg != "--shard") {
+      run.techniques.push_back(arg);
+      continue;
+    }
+    const char* text = i + 1 < argc ? argv[++i] : "";
+    char end = 0;
+    if (std::sscanf(text, "%d/%d%c", &run.shard, &run.shards, &end) != 2 || run.shards < 1 || run.shard < 0 ||
+        run.shard >= run.shards) {
+      std::fprintf(stderr, "--shard '%s': expected K/N with 0 <= K < N\n", text);
+      std::exit(2);
+    }
+  }
+  return run;
 }
 
 }  // namespace case_watchdog

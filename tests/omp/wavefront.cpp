@@ -281,13 +281,9 @@ void c_api_and_exception() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int shard = 0, shards = 1;
-  std::vector<std::string> techniques;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--shard" && i + 1 < argc) std::sscanf(argv[++i], "%d/%d", &shard, &shards);
-    else techniques.push_back(arg);
-  }
+  case_watchdog::sharded_run run = case_watchdog::parse_sharded_run(argc, argv);
+  const int shard = run.shard, shards = run.shards;
+  std::vector<std::string>& techniques = run.techniques;
   if (techniques.empty())
     for (const auto& t : selfsched::catalog())
       for (const char* prefix : {"s-", "sw-"}) techniques.push_back(prefix + std::string(t.name));
