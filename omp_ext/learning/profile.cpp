@@ -134,23 +134,30 @@ balance measure(const loop_instance_profile& r) {
 
 const char* process_env(const char* name) { return std::getenv(name); }
 
-// SELFSCHED_PROFILE's path for this process (%p, %r, %h, .rank<r>).
-// Named when the process starts (check_profile_path) and again after a
-// fork: in cluster mode the environment a rank started with is rank 0's by
-// the end (every rank's memory is), so its rank is read while it is its own.
-std::string this_profile_path() {
+// SELFSCHED_PROFILE's path for this process (%p, %r, %h, .rank<r>) and its
+// launcher rank, read when the process starts (check_profile_path) and again
+// after a fork: in cluster mode the environment a rank started with is rank
+// 0's by the end (every rank's memory is), so both are read while it is its own.
+struct process_names {
+  std::string profile_path;
+  long rank = -1;  // none
+};
+process_names this_process_names() {
   // Never destroyed: the exit handler that writes the profile reads them,
   // and may run after the library's static destructors.
   static auto& lock = *new std::mutex;
   static long named_for = -1;
-  static auto& path = *new std::string;
+  static auto& names = *new process_names;
   std::lock_guard guard(lock);
   if (named_for != getpid()) {
-    path = profile_path_for_process(current_settings().profile_path, process_env, getpid());
+    names.profile_path = profile_path_for_process(current_settings().profile_path, process_env, getpid());
+    const char* rank = launcher_rank(process_env);
+    names.rank = rank != nullptr ? std::strtol(rank, nullptr, 10) : -1L;
     named_for = getpid();
   }
-  return path;
+  return names;
 }
+std::string this_profile_path() { return this_process_names().profile_path; }
 
 // "" when the system does not say.
 std::string host_name() {
@@ -337,8 +344,7 @@ namespace {
 // Which process wrote the profile: selfsched-report lines up the profiles
 // of an MPI job's ranks by it.
 nlohmann::json this_process() {
-  const char* rank = launcher_rank(process_env);
-  return {{"rank", rank != nullptr ? std::strtol(rank, nullptr, 10) : -1L},
+  return {{"rank", this_process_names().rank},
           {"host", host_name()},
           {"pid", static_cast<long>(getpid())}};
 }
