@@ -169,6 +169,40 @@ site_record read_site(const json& value, const std::string& path) {
   return s;
 }
 
+cluster_region_record read_cluster_region(const json& value, const std::string& path) {
+  const object_reader r(value, path);
+  cluster_region_record c;
+  c.region = r.text("region", "?");
+  c.next_run = r.text("next_run", "?");
+  c.unshareable_because = r.text("unshareable_because", "", /*required=*/false);
+  c.runs_shared = r.integer("runs_shared", 0);
+  c.runs_replicated = r.integer("runs_replicated", 0);
+  c.runs_unchecked = r.integer("runs_replicated_unchecked", 0);
+  if (c.runs_unchecked > c.runs_replicated)
+    throw bad_field{path + ": more unchecked runs (runs_replicated_unchecked) than replicated ones (runs_replicated)"};
+  c.merges = r.integer("merges", 0);
+  c.pages_sent = r.integer("pages_sent", 0);
+  c.bytes_sent = r.integer("bytes_sent", 0);
+  c.merge_s = r.real("merge_s", 0);
+  c.last_shared_s = r.real("last_shared_s", 0, /*signed_ok=*/false, /*required=*/false);
+  c.last_replicated_s = r.real("last_replicated_s", 0, /*signed_ok=*/false, /*required=*/false);
+  return c;
+}
+
+cluster_record read_cluster(const json& value) {
+  const object_reader r(value, "cluster");
+  cluster_record c;
+  c.ranks = r.integer("ranks", 1);
+  c.rank = r.integer("rank", 0);
+  if (c.rank >= c.ranks) throw bad_field{"cluster.rank: " + std::to_string(c.rank) + " is not below cluster.ranks"};
+  c.write_tracking = r.text("write_tracking", "?");
+  c.hot_page_windows = r.integer("hot_page_windows", 0, 0, /*required=*/false);
+  const json& regions = *r.array("regions");
+  for (std::size_t i = 0; i < regions.size(); ++i)
+    c.regions.push_back(read_cluster_region(regions[i], r.child("regions", i)));
+  return c;
+}
+
 }  // namespace
 
 std::optional<profile> parse_profile(const json& document, std::string& why) noexcept {
@@ -184,6 +218,7 @@ std::optional<profile> parse_profile(const json& document, std::string& why) noe
     }
     const json& sites = *r.array("sites");
     for (std::size_t i = 0; i < sites.size(); ++i) p.sites.push_back(read_site(sites[i], r.child("sites", i)));
+    if (const json* cluster = r.object("cluster")) p.cluster = read_cluster(*cluster);
     return p;
   } catch (const bad_field& bad) {
     why = bad.message;

@@ -46,12 +46,27 @@ struct site_record {
   std::vector<loop_record> loops;
 };
 
+// Cluster mode's section (mpi_bridge/cluster/program.cpp): per parallel
+// region, whether it ran shared across the ranks or replicated on each, and
+// what its merges moved from this rank.
+struct cluster_region_record {
+  std::string region, next_run, unshareable_because;
+  long long runs_shared = 0, runs_replicated = 0, runs_unchecked = 0, merges = 0, pages_sent = 0, bytes_sent = 0;
+  double merge_s = 0, last_shared_s = 0, last_replicated_s = 0;  // 0: not run that way
+};
+struct cluster_record {
+  long long rank = 0, ranks = 1, hot_page_windows = 0;
+  std::string write_tracking;
+  std::vector<cluster_region_record> regions;
+};
+
 struct profile {
   std::string powers_from = "?";
   long long rank = -1;  // the MPI rank that wrote it (-1: none, or not recorded)
   std::string host;
   long long pid = 0;
   std::vector<site_record> sites;
+  std::optional<cluster_record> cluster;  // a cluster-mode run's (not merged across profiles)
 };
 
 // The profiles of several processes (an MPI job's ranks) as one: per site

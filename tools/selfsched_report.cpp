@@ -5,7 +5,8 @@
 //   selfsched-report profile.json                      # longest instance of every loop site
 //   selfsched-report --loop mandelbrot.cpp:57#3 --out charts profile.json
 //
-// In the terminal: per loop the technique, n, p, makespan, imbalance (max /
+// In the terminal: a cluster-mode run's parallel regions (shared or
+// replicated, pages and bytes merged, merge time), then per loop the technique, n, p, makespan, imbalance (max /
 // mean busy time, coefficient of variation, percent imbalance) and per thread
 // its CPU, power, mean run queue, iterations, chunks, busy, scheduling and
 // wait times. As SVG files: a Gantt chart of the chunks (one bar per chunk,
@@ -251,10 +252,9 @@ std::vector<selfsched::report::profile> read_profiles(const std::vector<std::str
 
 // A line per profile read: where its powers came from, and with several
 // (an MPI job's ranks) whose rank it is.
-void print_sources(const std::vector<std::string>& paths, const std::vector<selfsched::report::profile>& profiles,
-                   const selfsched::report::profile& merged) {
+void print_sources(const std::vector<std::string>& paths, const std::vector<selfsched::report::profile>& profiles) {
   for (std::size_t k = 0; k < paths.size(); ++k) {
-    const selfsched::report::profile& one = profiles.size() == 1 ? merged : profiles[k];
+    const selfsched::report::profile& one = profiles[k];
     std::printf("%s: VP from %s", paths[k].c_str(), one.powers_from.c_str());
     if (profiles.size() > 1)
       std::printf(", rank %lld%s%s", one.rank >= 0 ? one.rank : static_cast<long long>(k),
@@ -265,6 +265,21 @@ void print_sources(const std::vector<std::string>& paths, const std::vector<self
   if (profiles.size() > 1)
     std::printf("merged: each loop over every rank's threads (R<rank>.T<thread>); 'ranks s': claims waiting for "
                 "other ranks\n");
+}
+
+// Cluster mode: per parallel region, shared or replicated and what its
+// merges moved, from each rank's profile (ranks' merges differ).
+void print_cluster(const std::string& path, const selfsched::report::cluster_record& c) {
+  std::printf("\n%s: cluster mode, rank %lld of %lld; writes found by %s", path.c_str(), c.rank, c.ranks,
+              c.write_tracking.c_str());
+  if (c.hot_page_windows > 0) std::printf("; an unchanged page is protected again after %lld merges", c.hot_page_windows);
+  std::printf("\n  %-10s %6s %10s %9s %6s %8s %12s %9s  %s\n", "next run", "shared", "replicated", "unchecked",
+              "merges", "pages", "bytes", "merge s", "parallel region");
+  for (const selfsched::report::cluster_region_record& r : c.regions) {
+    std::printf("  %-10s %6lld %10lld %9lld %6lld %8lld %12lld %9.6f  %s\n", r.next_run.c_str(), r.runs_shared,
+                r.runs_replicated, r.runs_unchecked, r.merges, r.pages_sent, r.bytes_sent, r.merge_s, r.region.c_str());
+    if (!r.unshareable_because.empty()) std::printf("    replicated because %s\n", r.unshareable_because.c_str());
+  }
 }
 
 // Which instances of a site to show: every one (--all), those --loop names,
@@ -320,13 +335,15 @@ static int report(int argc, char** argv) {
   if (!parsed) return 0;
   options& o = *parsed;
   std::vector<selfsched::report::profile> profiles = read_profiles(o.profile_paths);
+  print_sources(o.profile_paths, profiles);
+  for (std::size_t k = 0; k < profiles.size(); ++k)
+    if (profiles[k].cluster) print_cluster(o.profile_paths[k], *profiles[k].cluster);
   const std::optional<selfsched::report::profile> profile =
       profiles.size() == 1 ? std::move(profiles.front()) : selfsched::report::merge_profiles(profiles);
   if (o.out_dir.empty()) {
     std::filesystem::path p(o.profile_paths.front());
     o.out_dir = (p.parent_path() / (p.stem().string() + (profiles.size() > 1 ? "-merged" : "") + "-charts")).string();
   }
-  print_sources(o.profile_paths, profiles, *profile);
   int shown = 0;
   for (const site_record& site : profile->sites) {
     if (site.loops.empty()) continue;

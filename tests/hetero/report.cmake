@@ -140,6 +140,12 @@ string(REPEAT "[" 100000 deep)
 expect_refused(deep "${deep}" "nests deeper than 32 levels")
 expect_refused(not_json "{\"sites\": [" "is not valid JSON")
 expect_refused(no_sites "{\"selfsched_profile\": 1}" "is not a selfsched profile: sites: missing")
+# Cluster mode's section (selfsched-report shows it per rank), checked as the rest.
+set(region "{\"region\": \"a.c:1\", \"next_run\": \"shared\", \"runs_shared\": 1, \"runs_replicated\": 0, \"runs_replicated_unchecked\": 0, \"merges\": 1, \"pages_sent\": -3, \"bytes_sent\": 0, \"merge_s\": 0}")
+expect_refused(cluster_rank "{\"sites\": [], \"cluster\": {\"rank\": 2, \"ranks\": 2, \"write_tracking\": \"kernel\", \"regions\": []}}"
+  "cluster.rank: 2 is not below cluster.ranks")
+expect_refused(cluster_pages "{\"sites\": [], \"cluster\": {\"rank\": 0, \"ranks\": 2, \"write_tracking\": \"kernel\", \"regions\": [${region}]}}"
+  "cluster.regions\\[0\\]\\.pages_sent: expected an integer >= 0, got -3")
 execute_process(COMMAND ${REPORT} ${WORK} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "is not a regular file")
   message(FATAL_ERROR "a directory as the profile: expected status 2 and 'not a regular file', got ${rc}: ${err}")
