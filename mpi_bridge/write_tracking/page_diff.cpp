@@ -1,5 +1,7 @@
 #include "page_diff.hpp"
 
+#include "raw_memory.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -20,7 +22,8 @@ void note_changed(std::vector<byte_run>& runs, std::size_t at, std::size_t lengt
 
 }  // namespace
 
-std::size_t diff_page(const std::byte* before, const std::byte* now, std::size_t from, std::vector<byte_run>& runs) {
+SELFSCHED_READS_PROGRAM_MEMORY std::size_t diff_page(const std::byte* before, const std::byte* now, std::size_t from,
+                                                   std::vector<byte_run>& runs) {
   std::size_t changed = 0;
   bool open = false;  // the last run ends at the byte before the current one
   std::size_t at = from;
@@ -68,7 +71,7 @@ bool diff_writer::add_page(std::uintptr_t address, const std::byte* now, std::sp
   std::memcpy(at, runs.data(), runs.size() * sizeof(byte_run));
   at += round8(runs.size() * sizeof(byte_run));
   for (const byte_run& r : runs) {
-    std::memcpy(at, now + r.offset, r.length);
+    raw_copy(at, now + r.offset, r.length);
     at += r.length;
   }
   used_ += need;

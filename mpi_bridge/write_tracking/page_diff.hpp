@@ -15,6 +15,8 @@
 #include <span>
 #include <vector>
 
+#include "raw_memory.hpp"
+
 namespace selfsched::cluster {
 
 inline constexpr std::size_t page_bytes = 4096;
@@ -116,7 +118,7 @@ void apply_diff(diff_reader& reader, BeforePage&& before_page) {
     const std::byte* data = page.data;
     auto* target = reinterpret_cast<std::byte*>(page.address);
     for (const byte_run& run : page.runs) {
-      __builtin_memcpy(target + run.offset, data, run.length);
+      raw_copy(target + run.offset, data, run.length);
       data += run.length;
     }
   }

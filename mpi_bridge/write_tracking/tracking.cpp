@@ -1,5 +1,7 @@
 #include "tracking.hpp"
 
+#include "raw_memory.hpp"
+
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
@@ -150,7 +152,7 @@ bool page_tracker::add_range(address_range r) {
   if (other_used_ + bytes > other_shadow_bytes) return false;
   std::byte* shadow = other_shadows_ + other_used_;
   other_used_ += bytes;
-  std::memcpy(shadow, reinterpret_cast<const void*>(r.begin), bytes);
+  raw_copy(shadow, reinterpret_cast<const void*>(r.begin), bytes);
   others_.push_back({r, shadow});
   if (uffd_ >= 0) {
     uffdio_register reg{};
@@ -171,7 +173,7 @@ void page_tracker::grow_heap(address_range r, bool quiet) {
   const address_range fresh{it->second, r.end};
   // What serial code wrote there is its shadow now; then the kernel watches it.
   if (!quiet)
-    for_written(fresh, [&](std::uintptr_t page) { std::memcpy(shadow_of(page), reinterpret_cast<const void*>(page), page_bytes); });
+    for_written(fresh, [&](std::uintptr_t page) { raw_copy(shadow_of(page), reinterpret_cast<const void*>(page), page_bytes); });
   if (uffd_ >= 0) protect(fresh.begin, fresh.end);
   it->second = r.end;
 }
@@ -238,8 +240,8 @@ void page_tracker::begin_window(const std::vector<address_range>& ranges, bool a
       const std::size_t from = lowest(page);
       if (from >= page_bytes) return;
       const auto* now = reinterpret_cast<const std::byte*>(page);
-      if (!all && std::memcmp(shadow_of(page) + from, now + from, page_bytes - from) == 0) return;
-      std::memcpy(shadow_of(page) + from, now + from, page_bytes - from);
+      if (!all && raw_equal(shadow_of(page) + from, now + from, page_bytes - from)) return;
+      raw_copy(shadow_of(page) + from, now + from, page_bytes - from);
       written.push_back(page);
     };
     if (all) {
@@ -254,7 +256,7 @@ void page_tracker::begin_window(const std::vector<address_range>& ranges, bool a
   }
 }
 
-std::uint64_t page_tracker::hash_page(std::uintptr_t page) const {
+SELFSCHED_READS_PROGRAM_MEMORY std::uint64_t page_tracker::hash_page(std::uintptr_t page) const {
   const std::size_t from = lowest(page);
   std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ page;
   const auto* bytes = reinterpret_cast<const unsigned char*>(page);
@@ -272,7 +274,7 @@ std::uint64_t page_tracker::hash_page(std::uintptr_t page) const {
 void page_tracker::install_page(std::uintptr_t page, const std::byte* bytes) {
   const std::size_t from = lowest(page);
   if (from >= page_bytes) return;
-  std::memcpy(reinterpret_cast<std::byte*>(page) + from, bytes, page_bytes - from);
+  raw_copy(reinterpret_cast<std::byte*>(page) + from, bytes, page_bytes - from);
   std::memcpy(shadow_of(page) + from, bytes, page_bytes - from);
 }
 
@@ -322,7 +324,7 @@ std::uint64_t page_tracker::hash_written(const std::vector<address_range>& range
     for_written(r, [&](std::uintptr_t page) {
       const std::size_t from = lowest(page);
       if (from >= page_bytes) return;
-      if (std::memcmp(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from) == 0) {
+      if (raw_equal(shadow_of(page) + from, reinterpret_cast<const std::byte*>(page) + from, page_bytes - from)) {
         if (from == 0) found_unchanged(page);
         return;
       }
@@ -343,9 +345,9 @@ void page_tracker::finish_merge(const std::vector<address_range>& ranges, bool u
       if (from >= page_bytes) return;
       std::byte* shadow = shadow_of(page);
       const auto* now = reinterpret_cast<const std::byte*>(page);
-      if (std::memcmp(shadow + from, now + from, page_bytes - from) == 0) return;
+      if (raw_equal(shadow + from, now + from, page_bytes - from)) return;
       if (undo) keep_for_undo(page);
-      std::memcpy(shadow + from, now + from, page_bytes - from);
+      raw_copy(shadow + from, now + from, page_bytes - from);
     });
   for (const address_range& r : ranges)
     if (heap_.contains(r.begin)) grow_heap(r, false);
@@ -359,7 +361,7 @@ void page_tracker::finish_merge(const std::vector<address_range>& ranges, bool u
         end += page_bytes;
         continue;
       }
-      if (std::memcmp(shadow_of(begin), reinterpret_cast<const void*>(begin), end - begin) == 0) protect(begin, end);
+      if (raw_equal(shadow_of(begin), reinterpret_cast<const void*>(begin), end - begin)) protect(begin, end);
       if (i < unchanged_.size()) begin = unchanged_[i], end = begin + page_bytes;
     }
   }
@@ -370,7 +372,7 @@ void page_tracker::finish_merge(const std::vector<address_range>& ranges, bool u
 void page_tracker::roll_back_window() {
   for (std::uintptr_t page : changed_) {
     const std::size_t from = lowest(page);
-    std::memcpy(reinterpret_cast<std::byte*>(page) + from, shadow_of(page) + from, page_bytes - from);
+    raw_copy(reinterpret_cast<std::byte*>(page) + from, shadow_of(page) + from, page_bytes - from);
   }
   changed_.clear();
 }
@@ -381,8 +383,8 @@ void page_tracker::discard_window(const std::vector<address_range>& ranges) {
       const std::size_t from = lowest(page);
       if (from >= page_bytes) return;
       auto* now = reinterpret_cast<std::byte*>(page);
-      if (std::memcmp(now + from, shadow_of(page) + from, page_bytes - from) != 0)
-        std::memcpy(now + from, shadow_of(page) + from, page_bytes - from);
+      if (!raw_equal(now + from, shadow_of(page) + from, page_bytes - from))
+        raw_copy(now + from, shadow_of(page) + from, page_bytes - from);
     });
   changed_.clear();
 }
@@ -391,7 +393,7 @@ void page_tracker::roll_back_region() {
   for (const auto& [page, at] : undo_index_) {
     const std::size_t from = lowest(page);
     if (from >= page_bytes) continue;
-    std::memcpy(reinterpret_cast<std::byte*>(page) + from, undo_ + at + from, page_bytes - from);
+    raw_copy(reinterpret_cast<std::byte*>(page) + from, undo_ + at + from, page_bytes - from);
     std::memcpy(shadow_of(page) + from, undo_ + at + from, page_bytes - from);
   }
   end_region();

@@ -9,6 +9,7 @@
 
 #include "modules.hpp"
 #include "page_diff.hpp"
+#include "raw_memory.hpp"
 
 namespace selfsched::mpi::detail {
 namespace {
@@ -52,7 +53,7 @@ void add_uncovered(changed_bytes& out, std::uint32_t index, const watched_range&
   if (begin >= end) return;
   const std::size_t at = out.data.size();
   out.data.resize(at + (end - begin));
-  std::memcpy(out.data.data() + at, reinterpret_cast<const void*>(begin), end - begin);
+  cluster::raw_copy(out.data.data() + at, reinterpret_cast<const void*>(begin), end - begin);  // the program's memory
   out.runs.push_back({index, static_cast<std::uint32_t>(end - begin), begin - range.begin, at});
 }
 
