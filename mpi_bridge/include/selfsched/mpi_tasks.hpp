@@ -79,6 +79,7 @@ struct task_pool_report {
   std::int64_t discarded = 0;        // everywhere (after a stop)
   int last_completed_level = -1;
   double seconds = 0;                // this rank's run, wall clock
+  double work_seconds = 0;           // rank 0's run until it knew every task done (the rest: the ranks' last answers)
   double busy_seconds = 0;           // this rank's threads inside tasks
   double idle_seconds = 0;           // this rank's threads waiting for a task
   double utilization_min = 0, utilization_max = 0;  // busy / (threads x seconds), over the working ranks

@@ -383,7 +383,8 @@ void pool_engine::begin_run(const std::function<void(const task&)>& body) {
   }
   held_tasks_.clear();
   measured_ns_ = measured_runs_ = copies_made_ = copies_dropped_ = 0;
-  last_heard_ns_ = pool_now_ns();
+  last_heard_ns_ = run_started_ns_ = pool_now_ns();
+  work_done_ns_ = 0;
   counted_.assign(static_cast<std::size_t>(size_), {});
   if (!children_.empty() || rank_ == 0) {
     wanted_.assign(static_cast<std::size_t>(size_), 0);
@@ -445,6 +446,9 @@ task_pool_report pool_engine::end_run(double seconds) {
   MPI_Bcast(copies, 2, MPI_INT64_T, 0, comm_);
   report.copies = copies[0];
   report.copies_dropped = copies[1];
+  double work = work_done_ns_ > 0 ? static_cast<double>(work_done_ns_ - run_started_ns_) * 1e-9 : seconds;
+  MPI_Bcast(&work, 1, MPI_DOUBLE, 0, comm_);
+  report.work_seconds = work;
   report.tasks_everywhere = total[0];
   report.discarded = total[1];
   // A serving rank's thread 0 runs no task (central, mediation, hier-mediation).
@@ -492,6 +496,7 @@ bool pool_engine::finish_serving(bool can_end) {
   }
   if (!end_sent_ && can_end) {
     end_sent_ = sent = true;
+    if (rank_ == 0) work_done_ns_ = pool_now_ns();
     for (const int r : children_) send(r, message_buffer(pool_message::end));
   }
   if (end_sent_ && acks_ == static_cast<int>(children_.size()) && !ended_) {

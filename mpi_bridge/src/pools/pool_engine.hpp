@@ -330,6 +330,7 @@ class pool_engine {
   std::int64_t measured_ns_ = 0, measured_runs_ = 0;  // run times reported
   std::int64_t copies_made_ = 0, copies_dropped_ = 0;
   std::int64_t last_heard_ns_ = 0;
+  std::int64_t run_started_ns_ = 0, work_done_ns_ = 0;  // rank 0: the run's start, when end went out
   std::vector<std::vector<std::uint64_t>> counted_;   // per rank: runs that counted with results, to tell it
 
   // A rank's outbox for rank 0 (central), filled by its threads.
