@@ -5,8 +5,8 @@
 // i32...][tasks u32][task...]. Its finished levels are those of tasks the
 // rank ran (or dropped after a stop), its tasks those they put; one message
 // per step, in order, so rank 0 never sees a task finish before the tasks
-// it put. Under copies the levels give way to the runs, each with the tasks
-// it put (pool_copies.cpp), and the tasks are those put outside any task.
+// it put. Under copies there are no levels; the tasks are those put outside
+// any task, and the runs follow, each with the tasks it put (pool_copies.cpp).
 #include <algorithm>
 
 #include "common/fatal.hpp"
@@ -28,15 +28,16 @@ void pool_engine::report_heard(int sender, message_buffer& message) {
   }
   if (!ok) malformed("message", sender);
 
-  std::lock_guard guard(lock_);
-  if (copies_on()) runs_heard(sender, message);
   std::vector<wire_task> tasks;
   if (!read_tasks(message, tasks)) malformed("message", sender);
+
+  std::lock_guard guard(lock_);
   if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
   // The tasks put first: a level must not complete before its children
   // are counted.
   keep_tasks(queue_, tasks);
   for (int level : levels) queue_.finish(level);
+  if (copies_on()) runs_heard(sender, message);
   if (!end_sent_) wanted_[r] += std::max(0, want);
   if (stop) stop_locked();
   changed_.notify_all();
@@ -129,14 +130,13 @@ bool pool_engine::progress_central_rank() {
   message_buffer out(pool_message::report);
   out.put(static_cast<std::uint8_t>(stop_requested_ ? 1 : 0));
   out.put(static_cast<std::int32_t>(want));
-  if (copies_on()) {
-    put_runs(out);
-  } else {
+  if (!copies_on()) {
     out.put(static_cast<std::uint32_t>(finished_levels_.size()));
     for (int level : finished_levels_) out.put(static_cast<std::int32_t>(level));
   }
   out.put(static_cast<std::uint32_t>(new_tasks_.size()));
   for (const wire_task& t : new_tasks_) out.put_task(t);
+  if (copies_on()) put_runs(out);
   finished_levels_.clear();
   new_tasks_.clear();
   stop_requested_ = false;

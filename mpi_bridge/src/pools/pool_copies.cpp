@@ -6,7 +6,8 @@
 // workers that would otherwise idle, and the first finish counts.
 //
 // Rank 0 numbers every task it hands to another rank; the number travels in
-// front of the payload. A rank reports each run: [runs u32] then per run
+// front of the payload. A rank reports each run, after the tasks it put
+// outside any task: [runs u32] then per run
 // [id u64][level i32][took ns i64, -1: dropped unrun][tasks u32][task...]
 // [results u32]. The tasks a run put travel with it, so rank 0 adds them
 // only for the run that counts; its results stay on the rank until rank 0
