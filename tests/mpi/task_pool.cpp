@@ -161,7 +161,7 @@ struct straggler {
 // counted too would show as extra nodes).
 void copies_case(const std::string& strategy, const straggler& s) {
   std::vector<node> roots;
-  for (std::uint64_t k = 0; k < 2; ++k) roots.push_back({mix(777 + k), 0});
+  for (std::uint64_t k = 0; k < 1; ++k) roots.push_back({mix(777 + k), 0});
   selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy, .transfer = transfer});
   if (rank == 0)
     for (const node& n : roots) pool.put(n, 0, 1.0);
@@ -172,7 +172,7 @@ void copies_case(const std::string& strategy, const straggler& s) {
       [&](const selfsched::task& t) {
         const node n = t.as<node>();
         if (rank == s.stop_rank && ran.fetch_add(1) + 1 == 5) stop_for(s.stop_seconds);
-        spin_for(0.001 * (rank == s.slow_rank ? s.slow_factor : 1.0));
+        spin_for(0.0005 * (rank == s.slow_rank ? s.slow_factor : 1.0));
         for (int k = 0; k < children_of(n); ++k) pool.put(child(n, k), n.depth + 1, static_cast<double>(k));
         pool.put_result(n);
       },

@@ -63,17 +63,47 @@ void pool_engine::runs_heard(int sender, message_buffer& message) {
     if (!message.get(id) || !message.get(level) || !message.get(took) || !read_tasks(message, children) ||
         !message.get(results))
       malformed("report", sender);
-    if (took >= 0) measured_ns_ += took, ++measured_runs_;
-    const auto held = held_tasks_.find(id);
-    if (held == held_tasks_.end()) {  // another run of it counted first
-      if (took >= 0) ++copies_dropped_;
-      continue;
-    }
-    keep_tasks(queue_, children);  // before the level finishes, as for any report
-    queue_.finish(held->second.task.level);
-    held_tasks_.erase(held);
-    if (results > 0) counted_[static_cast<std::size_t>(sender)].push_back(id);
+    run_record run{id, level, took, std::move(children), std::vector<std::string>(results)};
+    count_run(sender, run);
   }
+}
+
+// The first run reported of a task counts: its children join the queue
+// (before the task's level finishes, as for any report) and its results
+// are kept, here on rank 0 or by a `counted` message to its rank.
+void pool_engine::count_run(int rank, run_record& run) {
+  if (run.took_ns >= 0) measured_ns_ += run.took_ns, ++measured_runs_;
+  const auto held = held_tasks_.find(run.id);
+  if (held == held_tasks_.end()) {  // another run of it counted first
+    if (run.took_ns >= 0) ++copies_dropped_;
+    return;
+  }
+  keep_tasks(queue_, run.children);
+  queue_.finish(held->second.task.level);
+  held_tasks_.erase(held);
+  if (rank != 0) {
+    if (!run.results.empty()) counted_[static_cast<std::size_t>(rank)].push_back(run.id);
+    return;
+  }
+  for (std::string& bytes : run.results) results_.push_back(task_result{std::move(bytes), run.level});
+  changed_.notify_all();
+}
+
+// Rank 0's own threads (other than the server) take a copy too when no
+// current task is left, as the ranks that ask do.
+std::optional<queued_task> pool_engine::copy_here() {
+  if (stopped_ || held_tasks_.empty() || queue_.queued_current(queue_.last_completed_level()) > 0) return std::nullopt;
+  const std::int64_t now = pool_now_ns(), timeout = copy_timeout_ns();
+  for (auto& [id, held] : held_tasks_) {
+    if (now - held.handed_ns < timeout ||
+        std::find(held.holders.begin(), held.holders.end(), 0) != held.holders.end())
+      continue;
+    held.holders.push_back(0);
+    held.handed_ns = now;
+    ++copies_made_;
+    return queued_task{held.task.payload, held.task.level, held.task.priority, 0};
+  }
+  return std::nullopt;
 }
 
 bool pool_engine::tell_counted() {
@@ -116,6 +146,15 @@ bool pool_engine::hand_copies() {
     send(r, tasks_message(pool_message::tasks, batch));
     sent = true;
   }
+  // Rank 0's idle threads wait on the condition, which no clock wakes: a
+  // task newly overdue is their cue.
+  if (waiting_ > 0 && threads_ > 1)
+    for (const auto& [id, held] : held_tasks_)
+      if (now - held.handed_ns >= timeout &&
+          std::find(held.holders.begin(), held.holders.end(), 0) == held.holders.end()) {
+        changed_.notify_all();
+        break;
+      }
   return sent;
 }
 
@@ -127,7 +166,8 @@ bool pool_engine::hand_copies() {
 void pool_engine::check_silent_ranks(bool heard_any) {
   const std::int64_t now = pool_now_ns();
   const auto held = static_cast<std::int64_t>(held_tasks_.size());
-  const bool running_here = queue_.outstanding() - static_cast<std::int64_t>(queue_.queued()) - held > 0;
+  const bool running_here =
+      copies_running_here_ > 0 || queue_.outstanding() - static_cast<std::int64_t>(queue_.queued()) - held > 0;
   if (heard_any || running_here || wait_limit_s_ <= 0) {
     last_heard_ns_ = now;
     return;

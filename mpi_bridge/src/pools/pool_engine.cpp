@@ -243,9 +243,10 @@ void pool_engine::drop_handed(const std::string& payload, int level) {
   finished_runs_.push_back(std::move(r));
 }
 
-void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread) {
-  // A rank's handed task under copies: its id in front of its payload.
-  const bool recorded = copies_on() && rank_ != 0;
+void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread, bool numbered) {
+  const bool recorded = numbered;
+  const bool copy_here = recorded && rank_ == 0;  // not in rank 0's queue: the original is held
+  if (copy_here) ++copies_running_here_;
   run_record record;
   record.level = t.level;
   if (recorded) {
@@ -268,13 +269,13 @@ void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, in
   busy_ns_ += took;
   ++tasks_run_;
   const int completed_before = queue_.last_completed_level();
-  queue_.finish(t.level);
-  if (recorded) {
-    record.took_ns = took;
-    finished_runs_.push_back(std::move(record));
-  } else if (rank_ != 0 && strategy_ == pool_strategy::central) {
-    finished_levels_.push_back(t.level);
-  }
+  if (copy_here) --copies_running_here_;
+  else queue_.finish(t.level);
+  if (copies_on() && rank_ == 0 && !copy_here) measured_ns_ += took, ++measured_runs_;  // the copies' timeout
+  record.took_ns = took;
+  if (copy_here) count_run(0, record);
+  else if (recorded) finished_runs_.push_back(std::move(record));
+  else if (rank_ != 0 && strategy_ == pool_strategy::central) finished_levels_.push_back(t.level);
   state_changed_ = true;
   if (failure) {
     if (!error_) error_ = failure;
@@ -324,8 +325,10 @@ void pool_engine::work(int thread, int threads) {
     }
     if (runs_tasks && !stopped_) {
       std::optional<queued_task> t = next_task();
+      bool numbered = t && copies_on() && rank_ != 0;
+      if (!t && copies_on() && rank_ == 0) numbered = (t = copy_here()).has_value();
       if (t) {
-        run_one(guard, std::move(*t), thread);
+        run_one(guard, std::move(*t), thread, numbered);
         continue;
       }
     }

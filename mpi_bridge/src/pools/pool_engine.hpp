@@ -155,7 +155,9 @@ class pool_engine {
   task_pool_report end_run(double seconds);
   void work(int thread, int threads);
   // With the lock held: runs one task (the lock is released meanwhile).
-  void run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread);
+  // `numbered`: a handed task under copies (its id in front of its payload),
+  // or a copy rank 0's own thread runs.
+  void run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread, bool numbered);
   // With the lock held: no new task starts; queued ones are dropped.
   void stop_locked();
 
@@ -205,6 +207,8 @@ class pool_engine {
   // answers are awaited, the job ends naming who holds them.
   wire_task number_handed(int to, wire_task t);
   void runs_heard(int sender, message_buffer& message);
+  void count_run(int rank, run_record& run);
+  std::optional<queued_task> copy_here();  // an overdue task for rank 0's own thread
   bool hand_copies();
   bool tell_counted();
   void check_silent_ranks(bool heard_any);
@@ -329,6 +333,7 @@ class pool_engine {
   std::uint64_t next_task_id_ = 1;
   std::int64_t measured_ns_ = 0, measured_runs_ = 0;  // run times reported
   std::int64_t copies_made_ = 0, copies_dropped_ = 0;
+  int copies_running_here_ = 0;
   std::int64_t last_heard_ns_ = 0;
   std::int64_t run_started_ns_ = 0, work_done_ns_ = 0;  // rank 0: the run's start, when end went out
   std::vector<std::vector<std::uint64_t>> counted_;   // per rank: runs that counted with results, to tell it
