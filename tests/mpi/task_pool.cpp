@@ -4,10 +4,14 @@
 // serial traversal, every rank's share included), levels complete to the
 // deepest, a pool that starts empty or with all work on one rank ends; stop
 // and an exception on one rank end the pool everywhere; bad options get one
-// message on every rank.
+// message on every rank. Case copies (SELFSCHED_MPI_RESILIENCE=duplicate):
+// a tree whose tasks give their node to put_result, with one rank slow or
+// stopped (SIGSTOP) while it holds tasks; every node's result reaches the
+// program once, whoever ran it and however often.
 //
 //   mpi_task_pool [--strategy NAME] [--transfer priority|threshold] [--async-levels A]
-//                 [--case all|trees|stop|error|bad]
+//                 [--case all|trees|stop|error|bad|copies]
+//                 [--slow-rank R --slow-factor F] [--stop-rank R --stop-seconds S (0: for good)]
 //
 // Prints "mpi_task_pool: ... ok=1" on rank 0 and exits 0, or what went wrong.
 #include <mpi.h>
@@ -23,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "selfsched/mpi_tasks.hpp"
@@ -31,6 +36,7 @@ namespace {
 
 int rank = 0, ranks = 1;
 std::string transfer;  // --transfer: the pools' transfer policy
+std::string summary;   // the copies case's figures, on the result line
 std::vector<std::string> failures;
 
 void expect(bool ok, const std::string& what) {
@@ -126,6 +132,69 @@ void trees(const std::string& strategy, int async_levels) {
   }
 }
 
+// Stops this process for `seconds`: a child sends SIGCONT, then exits. 0:
+// for good (the job must end without this rank).
+void stop_for(double seconds) {
+  const pid_t me = getpid();
+  if (seconds > 0 && fork() == 0) {
+    usleep(static_cast<useconds_t>(seconds * 1e6));
+    kill(me, SIGCONT);
+    _exit(0);
+  }
+  kill(me, SIGSTOP);
+}
+
+void spin_for(double seconds) {
+  const double until = MPI_Wtime() + seconds;
+  volatile std::uint64_t spin = 1;
+  while (MPI_Wtime() < until)
+    for (int k = 0; k < 200; ++k) spin = spin * 6364136223846793005ULL + 1;
+}
+
+struct straggler {
+  int slow_rank = -1, stop_rank = -1;
+  double slow_factor = 1, stop_seconds = 0;
+};
+
+// Every node gives itself as its result; the results, summed over the
+// ranks, must be the tree's nodes once each (a copy's children or results
+// counted too would show as extra nodes).
+void copies_case(const std::string& strategy, const straggler& s) {
+  std::vector<node> roots;
+  for (std::uint64_t k = 0; k < 1; ++k) roots.push_back({mix(777 + k), 0});
+  selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy, .transfer = transfer});
+  if (rank == 0)
+    for (const node& n : roots) pool.put(n, 0, 1.0);
+  std::atomic<int> ran{0};
+  tally results;  // on_result runs on the thread that called run: no lock
+  bool levels_right = true;
+  const auto report = pool.run(
+      [&](const selfsched::task& t) {
+        const node n = t.as<node>();
+        if (rank == s.stop_rank && ran.fetch_add(1) + 1 == 5) stop_for(s.stop_seconds);
+        spin_for(0.0005 * (rank == s.slow_rank ? s.slow_factor : 1.0));
+        for (int k = 0; k < children_of(n); ++k) pool.put(child(n, k), n.depth + 1, static_cast<double>(k));
+        pool.put_result(n);
+      },
+      [&](const selfsched::task& r) {
+        const node n = r.as<node>();
+        levels_right = levels_right && r.level() == n.depth;
+        results.add(n);
+      });
+  std::uint64_t local[3] = {results.count, results.sum, results.sum2}, total[3] = {0, 0, 0};
+  MPI_Allreduce(local, total, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const tally expected = serial(roots);
+  expect(total[0] == expected.count && total[1] == expected.sum && total[2] == expected.sum2,
+         "copies: " + std::to_string(total[0]) + " results (checksum " + std::to_string(total[1]) + ") against " +
+             std::to_string(expected.count) + " nodes (" + std::to_string(expected.sum) + ")");
+  expect(report.results == static_cast<std::int64_t>(results.count), "copies: report.results");
+  expect(levels_right, "copies: a result came with another level than its task's");
+  expect(report.tasks_everywhere >= static_cast<std::int64_t>(expected.count) - report.discarded,
+         "copies: fewer runs than nodes");
+  summary = "copies=" + std::to_string(report.copies) + " dropped=" + std::to_string(report.copies_dropped) +
+            " results=" + std::to_string(total[0]) + " nodes=" + std::to_string(expected.count) + " ";
+}
+
 void stop_case(const std::string& strategy) {
   selfsched::mpi::task_pool pool(MPI_COMM_WORLD, {.strategy = strategy, .transfer = transfer});
   // Rank 0 puts a long list; the 30th task a rank runs stops the pool (not
@@ -214,12 +283,17 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   std::string strategy = "central", which = "all";
   int async_levels = -1;
+  straggler s;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i], value = argv[i + 1];
     if (option == "--strategy") strategy = value;
     else if (option == "--async-levels") async_levels = std::stoi(value);
     else if (option == "--case") which = value;
     else if (option == "--transfer") transfer = value;
+    else if (option == "--slow-rank") s.slow_rank = std::stoi(value);
+    else if (option == "--slow-factor") s.slow_factor = std::stod(value);
+    else if (option == "--stop-rank") s.stop_rank = std::stoi(value);
+    else if (option == "--stop-seconds") s.stop_seconds = std::stod(value);
   }
   const double started = MPI_Wtime();
   if (which == "all" || which == "trees") {
@@ -233,15 +307,16 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "stop") stop_case(strategy);
   if (which == "all" || which == "error") error_case(strategy);
   if (which == "all" || which == "bad") bad_case();
+  if (which == "copies") copies_case(strategy, s);
 
   // Every rank's failures reach rank 0's output.
   int mine = static_cast<int>(failures.size()), total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   for (const std::string& f : failures) std::fprintf(stderr, "mpi_task_pool: %s\n", f.c_str());
   if (rank == 0)
-    std::printf("mpi_task_pool: strategy=%s transfer=%s ranks=%d threads=%d seconds=%.2f failures=%d ok=%d\n",
+    std::printf("mpi_task_pool: strategy=%s transfer=%s ranks=%d threads=%d seconds=%.2f %sfailures=%d ok=%d\n",
                 strategy.c_str(), transfer.empty() ? "default" : transfer.c_str(), ranks, omp_get_max_threads(),
-                MPI_Wtime() - started, total, total == 0 ? 1 : 0);
+                MPI_Wtime() - started, summary.c_str(), total, total == 0 ? 1 : 0);
   MPI_Finalize();
   return total == 0 ? 0 : 1;
 }

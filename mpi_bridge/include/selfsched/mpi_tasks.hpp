@@ -32,6 +32,14 @@
 //
 // Only thread 0 of each rank (the thread that calls run, which must be the
 // one that initialized MPI) calls MPI: MPI_THREAD_FUNNELED is enough.
+//
+// Stopped and slow ranks (SELFSCHED_MPI_RESILIENCE=duplicate, central only;
+// docs/reliability.md): rank 0 hands a task again to an idle rank once it
+// has been out longer than a timeout derived from the measured task times
+// (rDLB: Mohammed, Cavelan, Ciorba 2019). The first run reported finished
+// counts: only its puts become tasks and only its put_result values reach
+// the program; a task may therefore run more than once, so a task's effect
+// the program must see once goes through put_result.
 #pragma once
 
 #include <mpi.h>
@@ -71,11 +79,17 @@ struct task_pool_report {
   std::int64_t discarded = 0;        // everywhere (after a stop)
   int last_completed_level = -1;
   double seconds = 0;                // this rank's run, wall clock
+  double work_seconds = 0;           // rank 0's run until it knew every task done (the rest: the ranks' last answers)
   double busy_seconds = 0;           // this rank's threads inside tasks
   double idle_seconds = 0;           // this rank's threads waiting for a task
   double utilization_min = 0, utilization_max = 0;  // busy / (threads x seconds), over the working ranks
   double server_utilization = 0;     // the share of its time rank 0's master or mediator spent serving (receiver, sender: 0)
   std::int64_t messages_sent = 0;    // by this rank
+  // SELFSCHED_MPI_RESILIENCE=duplicate (central): tasks handed again after
+  // their timeout, and runs whose finish came after another run's (their
+  // puts and results dropped). tasks and tasks_everywhere count every run.
+  std::int64_t copies = 0, copies_dropped = 0;
+  std::int64_t results = 0;          // put_result values delivered on this rank
 };
 
 class task_pool {
@@ -99,10 +113,26 @@ class task_pool {
   // From a task: no new task starts on any rank; queued ones are discarded.
   void stop();
 
+  // From a task: a value of its result, handed to run's on_result on the
+  // rank where the task ran, once per task even when a copy of it ran too.
+  template <typename T>
+  void put_result(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>, "selfsched::mpi::task_pool::put_result: a trivially copyable value");
+    static_assert(!std::is_pointer_v<T> && !std::is_null_pointer_v<T>,
+                  "selfsched::mpi::task_pool::put_result: a value, not a pointer");
+    put_result_bytes(&value, sizeof(T));
+  }
+  void put_result_bytes(const void* data, std::size_t size);
+
   // Collective: runs body on tasks until none is queued or running on any
   // rank, or until a stop. An exception from body stops the pool and is
   // rethrown on the rank where it happened.
   task_pool_report run(const std::function<void(const task&)>& body);
+  // The same; then on_result is called, by the thread that called run, for
+  // each value put_result gave on this rank by runs that counted (a
+  // selfsched::task: its bytes, and the level of the task that gave it).
+  task_pool_report run(const std::function<void(const task&)>& body,
+                       const std::function<void(const task&)>& on_result);
 
  private:
   std::unique_ptr<detail::pool_engine> engine_;

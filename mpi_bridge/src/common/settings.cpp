@@ -77,7 +77,9 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return parse_bool(v, s.stats); }},
     {"SELFSCHED_MPI_RESILIENCE", "off",
      "master and hier transports: duplicate (a rank that finds no chunk left runs a copy of another rank's unfinished "
-     "one; the first copy to finish counts, so a stopped or slow rank does not hold the loop up) or off",
+     "one; the first copy to finish counts, so a stopped or slow rank does not hold the loop up) or off; task pools "
+     "under strategy central: a task out longer than max(20 ms, 4 x the mean run) goes again to a rank without work, "
+     "its first finish counts (the other strategies run without copies and say so)",
      [](std::string_view v, settings& s) { return parse_choice(v, s.duplicate, resiliences); }},
     {"SELFSCHED_MPI_WRITES", "warn",
      "writes of a region's shared loops that no declared movement covers (the program's global data, "
@@ -86,7 +88,8 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return parse_choice(v, s.writes, writes_kinds); }},
     {"SELFSCHED_MPI_WAIT_LIMIT", "60",
      "with copies (SELFSCHED_MPI_RESILIENCE=duplicate): seconds rank 0 waits at the end of a region's loops for a "
-     "rank that has not come, once their work is done; then the job ends naming that rank (stopped or hung). "
+     "rank that has not come, once their work is done, or, in a central task pool, for a rank silent while it holds "
+     "tasks or the pool's end (longer than any task); then the job ends naming that rank (stopped or hung). "
      "0: wait for ever",
      [](std::string_view v, settings& s) { return parse_real(v, s.wait_limit, 0.0, true); }},
     {"SELFSCHED_POOL_STRATEGY", "central",

@@ -5,7 +5,8 @@
 // i32...][tasks u32][task...]. Its finished levels are those of tasks the
 // rank ran (or dropped after a stop), its tasks those they put; one message
 // per step, in order, so rank 0 never sees a task finish before the tasks
-// it put.
+// it put. Under copies there are no levels; the tasks are those put outside
+// any task, and the runs follow, each with the tasks it put (pool_copies.cpp).
 #include <algorithm>
 
 #include "common/fatal.hpp"
@@ -18,15 +19,17 @@ void pool_engine::report_heard(int sender, message_buffer& message) {
   std::uint8_t stop = 0;
   std::int32_t want = 0;
   std::uint32_t finished = 0;
-  bool ok = message.get(stop) && message.get(want) && message.get(finished);
+  bool ok = message.get(stop) && message.get(want) && (copies_on() || message.get(finished));
   std::vector<int> levels;
   for (std::uint32_t k = 0; ok && k < finished; ++k) {
     std::int32_t level = 0;
     ok = message.get(level);
     levels.push_back(level);
   }
+  if (!ok) malformed("message", sender);
+
   std::vector<wire_task> tasks;
-  if (!ok || !read_tasks(message, tasks)) malformed("message", sender);
+  if (!read_tasks(message, tasks)) malformed("message", sender);
 
   std::lock_guard guard(lock_);
   if (!heard_from_[r]) heard_from_[r] = true, ++heard_;
@@ -34,6 +37,7 @@ void pool_engine::report_heard(int sender, message_buffer& message) {
   // are counted.
   keep_tasks(queue_, tasks);
   for (int level : levels) queue_.finish(level);
+  if (copies_on()) runs_heard(sender, message);
   if (!end_sent_) wanted_[r] += std::max(0, want);
   if (stop) stop_locked();
   changed_.notify_all();
@@ -53,29 +57,39 @@ bool pool_engine::progress_central_master() {
   }).any;
 
   std::unique_lock guard(lock_);
-  // Serve what was asked, current tasks only, highest priority first.
-  for (int r = 1; r < size_ && !stopped_; ++r) {
-    int& wanted = wanted_[static_cast<std::size_t>(r)];
-    if (wanted <= 0) continue;
-    message_buffer out(pool_message::tasks);
-    std::vector<wire_task> batch;
-    while (wanted > 0) {
-      std::optional<queued_task> t = queue_.pop_current();
-      if (!t) break;
-      batch.push_back(wire_task{t->level, t->priority, std::move(t->payload)});
-      --wanted;
-    }
-    if (batch.empty()) break;  // nothing current left for anyone
-    out.put(static_cast<std::uint32_t>(batch.size()));
-    for (const wire_task& t : batch) out.put_task(t);
-    send(r, std::move(out));
-    busy = true;
+  if (copies_on()) check_silent_ranks(busy);
+  if (serve_wanted()) busy = true;
+  if (copies_on()) {
+    const bool told = tell_counted();
+    if (hand_copies() || told) busy = true;
   }
   // The end: every rank's early puts are in and nothing is queued or
   // running anywhere. Then wait for each rank's last message.
   if (finish_serving(heard_ == size_ - 1 && queue_.done())) busy = true;
   if (busy) serve_ns_ += pool_now_ns() - from;
   return busy;
+}
+
+// Rank 0, with the lock held: what was asked, current tasks only, highest
+// priority first. True if it sent.
+bool pool_engine::serve_wanted() {
+  bool sent = false;
+  for (int r = 1; r < size_ && !stopped_; ++r) {
+    int& wanted = wanted_[static_cast<std::size_t>(r)];
+    if (wanted <= 0) continue;
+    std::vector<wire_task> batch;
+    while (wanted > 0) {
+      std::optional<queued_task> t = queue_.pop_current();
+      if (!t) break;
+      wire_task handed{t->level, t->priority, std::move(t->payload)};
+      batch.push_back(copies_on() ? number_handed(r, std::move(handed)) : std::move(handed));
+      --wanted;
+    }
+    if (batch.empty()) break;  // nothing current left for anyone
+    send(r, tasks_message(pool_message::tasks, batch));
+    sent = true;
+  }
+  return sent;
 }
 
 // A rank: tasks rank 0 handed out for it.
@@ -86,8 +100,7 @@ void pool_engine::tasks_handed(int sender, message_buffer& message) {
   requested_ -= static_cast<int>(tasks.size());
   for (wire_task& t : tasks) {
     if (stopped_) {  // handed out, never run: finished for rank 0's accounting
-      finished_levels_.push_back(t.level);
-      ++discarded_;
+      drop_handed(t.payload, t.level);
     } else {
       queue_.push(std::move(t.payload), t.level, t.priority);
     }
@@ -97,8 +110,9 @@ void pool_engine::tasks_handed(int sender, message_buffer& message) {
 
 bool pool_engine::progress_central_rank() {
   const received_all in = receive_all([&](int sender, pool_message type, message_buffer& message) {
-    if (type != pool_message::tasks) return common_message(type, sender, message);
-    tasks_handed(sender, message);
+    if (type == pool_message::counted) counted_heard(sender, message);
+    else if (type == pool_message::tasks) tasks_handed(sender, message);
+    else return common_message(type, sender, message);
     return false;
   });
   if (in.ended) return true;
@@ -110,15 +124,19 @@ bool pool_engine::progress_central_rank() {
   // between two tasks: running, queued here, or asked for.
   const int want = stopped_ ? 0
                             : std::max(0, threads_ + 1 - static_cast<int>(queue_.outstanding()) - requested_);
-  if (first_report_sent_ && finished_levels_.empty() && new_tasks_.empty() && !stop_requested_ && want == 0)
+  if (first_report_sent_ && finished_levels_.empty() && finished_runs_.empty() && new_tasks_.empty() &&
+      !stop_requested_ && want == 0)
     return busy;
   message_buffer out(pool_message::report);
   out.put(static_cast<std::uint8_t>(stop_requested_ ? 1 : 0));
   out.put(static_cast<std::int32_t>(want));
-  out.put(static_cast<std::uint32_t>(finished_levels_.size()));
-  for (int level : finished_levels_) out.put(static_cast<std::int32_t>(level));
+  if (!copies_on()) {
+    out.put(static_cast<std::uint32_t>(finished_levels_.size()));
+    for (int level : finished_levels_) out.put(static_cast<std::int32_t>(level));
+  }
   out.put(static_cast<std::uint32_t>(new_tasks_.size()));
   for (const wire_task& t : new_tasks_) out.put_task(t);
+  if (copies_on()) put_runs(out);
   finished_levels_.clear();
   new_tasks_.clear();
   stop_requested_ = false;

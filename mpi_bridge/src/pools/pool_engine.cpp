@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -19,6 +20,30 @@ namespace {
 constexpr int pool_tag = 1;  // on the pool's own communicator
 
 [[noreturn]] void refuse(const std::string& why) { throw task_pool_error("selfsched task pool: " + why); }
+
+// The pool and, under copies, the run record of the task this thread runs:
+// what its put and put_result go to.
+struct running_task {
+  const pool_engine* engine = nullptr;
+  run_record* record = nullptr;
+  int level = 0;
+};
+thread_local running_task running;
+
+// Copies need one process that knows who holds which task: rank 0 under
+// central. Elsewhere the pool runs without them, and says so once.
+bool copies_for(pool_strategy strategy, bool wanted, int ranks) {
+  if (!wanted || ranks < 2 || strategy == pool_strategy::central) return wanted;
+  static bool told = false;
+  if (!told)
+    std::fprintf(stderr,
+                 "selfsched-mpi: SELFSCHED_MPI_RESILIENCE=duplicate: task pool strategy '%s' cannot run a stopped "
+                 "rank's tasks again (no one rank knows who holds which); this pool runs without copies (valid "
+                 "with copies: central)\n",
+                 strategy_name(strategy));
+  told = true;
+  return false;
+}
 
 }  // namespace
 
@@ -103,10 +128,18 @@ pool_engine::pool_engine(MPI_Comm comm, const task_pool_options& options) {
   error.resize(length);
   MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
   if (!error.empty()) refuse(error);
-  int chosen[2] = {static_cast<int>(strategy), by_threshold ? 1 : 0};
-  MPI_Bcast(chosen, 2, MPI_INT, 0, comm);
+  int chosen[3] = {static_cast<int>(strategy), by_threshold ? 1 : 0, 0};
+  if (rank == 0) {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    chosen[2] = copies_for(strategy, current_settings(true).duplicate, ranks) ? 1 : 0;
+    wait_limit_s_ = current_settings(true).wait_limit;
+  }
+  MPI_Bcast(chosen, 3, MPI_INT, 0, comm);
+  MPI_Bcast(&wait_limit_s_, 1, MPI_DOUBLE, 0, comm);
   strategy_ = static_cast<pool_strategy>(chosen[0]);
   by_threshold_ = chosen[1] != 0;
+  copies_ = chosen[2] != 0;
 
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
@@ -143,6 +176,10 @@ pool_engine::~pool_engine() {
 void pool_engine::put(const void* data, std::size_t size, int level, double priority) {
   if (const std::string why = check_task(data, size, max_payload_, level, priority); !why.empty()) refuse("put: " + why);
   std::string payload(static_cast<const char*>(data), size);
+  if (running.engine == this && running.record) {  // a run's children count only if the run does
+    running.record->children.push_back(wire_task{level, priority, std::move(payload)});
+    return;
+  }
   std::lock_guard guard(lock_);
   if (stopped_) {
     ++discarded_;
@@ -155,6 +192,18 @@ void pool_engine::put(const void* data, std::size_t size, int level, double prio
   } else {  // central: every task goes to rank 0
     new_tasks_.push_back(wire_task{level, priority, std::move(payload)});
   }
+}
+
+void pool_engine::put_result(const void* data, std::size_t size) {
+  if (running.engine != this) refuse("put_result: only from a task of this pool, as it runs");
+  if (size > 0 && !data) refuse("put_result: no data for " + std::to_string(size) + " bytes");
+  std::string bytes(static_cast<const char*>(data), size);
+  if (running.record) {
+    running.record->results.push_back(std::move(bytes));
+    return;
+  }
+  std::lock_guard guard(lock_);
+  results_.push_back(task_result{std::move(bytes), running.level});
 }
 
 void pool_engine::stop() {
@@ -176,15 +225,36 @@ void pool_engine::stop_locked() {
     // for its accounting.
     while (auto t = queue_.pop_any()) {
       queue_.finish(t->level);
-      finished_levels_.push_back(t->level);
-      ++discarded_;
+      drop_handed(t->payload, t->level);
     }
   }
   changed_.notify_all();
 }
 
-void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread) {
+void pool_engine::drop_handed(const std::string& payload, int level) {
+  ++discarded_;
+  if (!copies_on()) {
+    finished_levels_.push_back(level);
+    return;
+  }
+  run_record r;
+  std::memcpy(&r.id, payload.data(), sizeof r.id);
+  r.level = level;
+  finished_runs_.push_back(std::move(r));
+}
+
+void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread, bool numbered) {
+  const bool recorded = numbered;
+  const bool copy_here = recorded && rank_ == 0;  // not in rank 0's queue: the original is held
+  if (copy_here) ++copies_running_here_;
+  run_record record;
+  record.level = t.level;
+  if (recorded) {
+    std::memcpy(&record.id, t.payload.data(), sizeof record.id);
+    t.payload.erase(0, sizeof record.id);
+  }
   guard.unlock();
+  running = running_task{this, recorded ? &record : nullptr, t.level};
   const selfsched_task view{t.payload.data(), t.payload.size(), t.level, t.priority};
   const std::int64_t from = pool_now_ns();
   std::exception_ptr failure;
@@ -194,12 +264,18 @@ void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, in
     failure = std::current_exception();
   }
   const std::int64_t took = pool_now_ns() - from;
+  running = running_task{};
   guard.lock();
   busy_ns_ += took;
   ++tasks_run_;
   const int completed_before = queue_.last_completed_level();
-  queue_.finish(t.level);
-  if (rank_ != 0 && strategy_ == pool_strategy::central) finished_levels_.push_back(t.level);
+  if (copy_here) --copies_running_here_;
+  else queue_.finish(t.level);
+  if (copies_on() && rank_ == 0 && !copy_here) measured_ns_ += took, ++measured_runs_;  // the copies' timeout
+  record.took_ns = took;
+  if (copy_here) count_run(0, record);
+  else if (recorded) finished_runs_.push_back(std::move(record));
+  else if (rank_ != 0 && strategy_ == pool_strategy::central) finished_levels_.push_back(t.level);
   state_changed_ = true;
   if (failure) {
     if (!error_) error_ = failure;
@@ -249,8 +325,10 @@ void pool_engine::work(int thread, int threads) {
     }
     if (runs_tasks && !stopped_) {
       std::optional<queued_task> t = next_task();
+      bool numbered = t && copies_on() && rank_ != 0;
+      if (!t && copies_on() && rank_ == 0) numbered = (t = copy_here()).has_value();
       if (t) {
-        run_one(guard, std::move(*t), thread);
+        run_one(guard, std::move(*t), thread, numbered);
         continue;
       }
     }
@@ -268,7 +346,8 @@ void pool_engine::work(int thread, int threads) {
   changed_.notify_all();
 }
 
-task_pool_report pool_engine::run(const std::function<void(const task&)>& body) {
+task_pool_report pool_engine::run(const std::function<void(const task&)>& body,
+                                   const std::function<void(const task&)>* on_result) {
   begin_run(body);
   const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
   const std::int64_t started = pool_now_ns();
@@ -276,7 +355,19 @@ task_pool_report pool_engine::run(const std::function<void(const task&)>& body) 
   work(omp_get_thread_num(), omp_get_num_threads());
   complete_sends(true);
   task_pool_report report = end_run(static_cast<double>(pool_now_ns() - started) * 1e-9);
+  std::vector<task_result> results;
+  {
+    std::lock_guard guard(lock_);
+    results.swap(results_);
+    uncounted_results_.clear();  // the pool ended: every task's counting run is known, these lost
+  }
+  report.results = static_cast<std::int64_t>(results.size());
   if (error_) std::rethrow_exception(error_);
+  if (on_result)
+    for (const task_result& r : results) {
+      const selfsched_task view{r.bytes.data(), r.bytes.size(), r.level, 0};
+      (*on_result)(task(view, 0));
+    }
   return report;
 }
 
@@ -290,7 +381,14 @@ void pool_engine::begin_run(const std::function<void(const task&)>& body) {
     error_ = nullptr;
     body_ = &body;
     tasks_run_ = discarded_ = busy_ns_ = idle_ns_ = 0;
+    results_.clear();
+    finished_runs_.clear();
   }
+  held_tasks_.clear();
+  measured_ns_ = measured_runs_ = copies_made_ = copies_dropped_ = 0;
+  last_heard_ns_ = run_started_ns_ = pool_now_ns();
+  work_done_ns_ = 0;
+  counted_.assign(static_cast<std::size_t>(size_), {});
   if (!children_.empty() || rank_ == 0) {
     wanted_.assign(static_cast<std::size_t>(size_), 0);
     heard_from_.assign(static_cast<std::size_t>(size_), false);
@@ -340,9 +438,20 @@ task_pool_report pool_engine::end_run(double seconds) {
     report.last_completed_level = queue_.last_completed_level();
     report.messages_sent = messages_sent_;
     stopped_ = false;  // what is put from now on is for the next run
+    // Under copies a rank may still hold handed tasks at the end (it was
+    // stopped or slow while their copies ran elsewhere): they counted there.
+    if (copies_on() && rank_ != 0)
+      while (auto t = queue_.pop_any()) queue_.finish(t->level);
   }
   std::int64_t local[2] = {report.tasks, discarded_}, total[2] = {0, 0};
   MPI_Allreduce(local, total, 2, MPI_INT64_T, MPI_SUM, comm_);
+  std::int64_t copies[2] = {copies_made_, copies_dropped_};  // rank 0's counts
+  MPI_Bcast(copies, 2, MPI_INT64_T, 0, comm_);
+  report.copies = copies[0];
+  report.copies_dropped = copies[1];
+  double work = work_done_ns_ > 0 ? static_cast<double>(work_done_ns_ - run_started_ns_) * 1e-9 : seconds;
+  MPI_Bcast(&work, 1, MPI_DOUBLE, 0, comm_);
+  report.work_seconds = work;
   report.tasks_everywhere = total[0];
   report.discarded = total[1];
   // A serving rank's thread 0 runs no task (central, mediation, hier-mediation).
@@ -390,6 +499,7 @@ bool pool_engine::finish_serving(bool can_end) {
   }
   if (!end_sent_ && can_end) {
     end_sent_ = sent = true;
+    if (rank_ == 0) work_done_ns_ = pool_now_ns();
     for (const int r : children_) send(r, message_buffer(pool_message::end));
   }
   if (end_sent_ && acks_ == static_cast<int>(children_.size()) && !ended_) {
@@ -496,5 +606,10 @@ void task_pool::put_bytes(const void* data, std::size_t size, int level, double 
 }
 void task_pool::stop() { engine_->stop(); }
 task_pool_report task_pool::run(const std::function<void(const task&)>& body) { return engine_->run(body); }
+task_pool_report task_pool::run(const std::function<void(const task&)>& body,
+                                const std::function<void(const task&)>& on_result) {
+  return engine_->run(body, &on_result);
+}
+void task_pool::put_result_bytes(const void* data, std::size_t size) { engine_->put_result(data, size); }
 
 }  // namespace selfsched::mpi

@@ -38,6 +38,7 @@
 #include <exception>
 #include <functional>
 #include <list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -68,6 +69,8 @@ enum class pool_message : std::uint8_t {
   counts = 12,  // rank -> rank 0: outstanding tasks, lowest level, task messages sent and received per rank
   // sender (pool_distributed.cpp)
   pushed = 13,  // loaded rank -> random rank: tasks to keep or pass on (with a hop count)
+  // central with copies (pool_copies.cpp)
+  counted = 14, // rank 0 -> rank: the runs of this rank that counted and gave results
 };
 
 struct wire_task {
@@ -115,6 +118,21 @@ bool read_tasks(message_buffer& message, std::vector<wire_task>& tasks);
 // A rank's status or counts go out at most this often, unless urgent.
 inline constexpr std::int64_t pool_status_interval_ns = 50'000;
 
+// central with copies: a run of a handed task on a rank, until rank 0 has it.
+struct run_record {
+  std::uint64_t id = 0;            // rank 0's number of the task
+  int level = 0;
+  std::int64_t took_ns = -1;       // -1: dropped unrun after a stop
+  std::vector<wire_task> children; // what the run put
+  std::vector<std::string> results;// what it gave put_result (stay on the rank)
+};
+
+// A task's value given to put_result, kept until run's end.
+struct task_result {
+  std::string bytes;
+  int level = 0;
+};
+
 inline std::int64_t pool_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -126,8 +144,10 @@ class pool_engine {
   ~pool_engine();
 
   void put(const void* data, std::size_t size, int level, double priority);
+  void put_result(const void* data, std::size_t size);
   void stop();
-  task_pool_report run(const std::function<void(const task&)>& body);
+  task_pool_report run(const std::function<void(const task&)>& body,
+                       const std::function<void(const task&)>* on_result = nullptr);
 
  private:
   // Run by every thread of the rank's parallel region.
@@ -135,7 +155,9 @@ class pool_engine {
   task_pool_report end_run(double seconds);
   void work(int thread, int threads);
   // With the lock held: runs one task (the lock is released meanwhile).
-  void run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread);
+  // `numbered`: a handed task under copies (its id in front of its payload),
+  // or a copy rank 0's own thread runs.
+  void run_one(std::unique_lock<std::mutex>& guard, queued_task t, int thread, bool numbered);
   // With the lock held: no new task starts; queued ones are dropped.
   void stop_locked();
 
@@ -176,6 +198,28 @@ class pool_engine {
   // rank 0 hands out for it.
   void report_heard(int sender, message_buffer& message);
   void tasks_handed(int sender, message_buffer& message);
+  bool serve_wanted();
+  // central with copies (pool_copies.cpp). Rank 0, with the lock held: a
+  // task handed out is numbered and kept (its id goes in front of its
+  // payload); a rank's runs are read, the first of each task counted; the
+  // overdue tasks go again to ranks that want work and find none current;
+  // past SELFSCHED_MPI_WAIT_LIMIT without a word while only held tasks or
+  // answers are awaited, the job ends naming who holds them.
+  wire_task number_handed(int to, wire_task t);
+  void runs_heard(int sender, message_buffer& message);
+  void count_run(int rank, run_record& run);
+  std::optional<queued_task> copy_here();  // an overdue task for rank 0's own thread
+  bool hand_copies();
+  bool tell_counted();
+  void check_silent_ranks(bool heard_any);
+  std::int64_t copy_timeout_ns() const;
+  // A rank: its runs into a report; the runs rank 0 counted.
+  void put_runs(message_buffer& out);
+  void counted_heard(int sender, message_buffer& message);
+  // A rank, with the lock held: a handed task dropped unrun (a stop),
+  // reported as finished.
+  void drop_handed(const std::string& payload, int level);
+  bool copies_on() const { return copies_ && strategy_ == pool_strategy::central && size_ > 1; }
   // With the lock held. Tasks that came in a message go into `into`, or are
   // counted discarded after a stop.
   void keep_tasks(task_queue& into, std::vector<wire_task>& tasks);
@@ -271,6 +315,28 @@ class pool_engine {
   const std::function<void(const task&)>* body_ = nullptr;
   std::exception_ptr error_;
   std::int64_t tasks_run_ = 0, discarded_ = 0, busy_ns_ = 0, idle_ns_ = 0;
+  std::vector<task_result> results_;  // put_result values that counted, for run's on_result
+
+  // central with copies (pool_copies.cpp).
+  bool copies_ = false;
+  double wait_limit_s_ = 60;
+  // A rank: runs finished, not yet reported; results awaiting rank 0's word.
+  std::vector<run_record> finished_runs_;
+  std::map<std::uint64_t, std::vector<task_result>> uncounted_results_;
+  // Rank 0: the tasks handed out whose run is not reported yet.
+  struct held_task {
+    wire_task task;                // as handed (id in front)
+    std::vector<int> holders;      // ranks it was handed to
+    std::int64_t handed_ns = 0;    // last handed
+  };
+  std::map<std::uint64_t, held_task> held_tasks_;
+  std::uint64_t next_task_id_ = 1;
+  std::int64_t measured_ns_ = 0, measured_runs_ = 0;  // run times reported
+  std::int64_t copies_made_ = 0, copies_dropped_ = 0;
+  int copies_running_here_ = 0;
+  std::int64_t last_heard_ns_ = 0;
+  std::int64_t run_started_ns_ = 0, work_done_ns_ = 0;  // rank 0: the run's start, when end went out
+  std::vector<std::vector<std::uint64_t>> counted_;   // per rank: runs that counted with results, to tell it
 
   // A rank's outbox for rank 0 (central), filled by its threads.
   std::vector<int> finished_levels_;
