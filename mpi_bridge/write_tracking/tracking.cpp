@@ -174,8 +174,30 @@ void page_tracker::grow_heap(address_range r, bool quiet) {
   // What serial code wrote there is its shadow now; then the kernel watches it.
   if (!quiet)
     for_written(fresh, [&](std::uintptr_t page) { raw_copy(shadow_of(page), reinterpret_cast<const void*>(page), page_bytes); });
-  if (uffd_ >= 0) protect(fresh.begin, fresh.end);
+  if (uffd_ >= 0) protect_populated(fresh);
   it->second = r.end;
+}
+
+// A page that was never touched holds zeros, as its shadow does, and gets no
+// write protection: under UFFD_FEATURE_WP_UNPOPULATED a protected empty page
+// is a marker, and the kernel maps its first write's new page protected and
+// then takes a second fault to unprotect it (mm/memory.c, do_anonymous_page
+// with the marker's uffd-wp bit), with a page table allocated for every
+// marker. Unprotected, its first write is the one fault any program pays,
+// and PAGEMAP_SCAN reports it written from then on (present, not protected):
+// compared with its zero shadow at the next merge like any written page.
+void page_tracker::protect_populated(address_range r) {
+  std::uintptr_t begin = 0, end = 0;
+  for_pages(r, 0, [&](std::uintptr_t page) {
+    if (page == end) {
+      end += page_bytes;
+      return;
+    }
+    if (end > begin) protect(begin, end);
+    begin = page;
+    end = page + page_bytes;
+  });
+  if (end > begin) protect(begin, end);
 }
 
 std::byte* page_tracker::shadow_of(std::uintptr_t page) const {

@@ -112,6 +112,8 @@ class page_tracker {
   template <typename F>
   void for_pages(address_range r, std::uint64_t required, F&& f);
   void protect(std::uintptr_t begin, std::uintptr_t end);
+  // Only the pages of r that exist (present or swapped).
+  void protect_populated(address_range r);
   unsigned windows_worth_a_fault();
   // A hot page was found unchanged: protected again after protect_after_ such windows.
   void found_unchanged(std::uintptr_t page);
