@@ -178,8 +178,8 @@ template <typename Settle>
 chunk claim_shared(team& t, int k, auto_cursor& cursor, Settle settle) {
   const threads_spec& s = t.spec;
   chunk c{0, 0};
+  const std::int64_t asked = clock_ns();
   if (t.choice.how == served_by::technique) {
-    const std::int64_t asked = clock_ns();
     // The runtime's serial claim: the chunk just run is recorded first, and
     // Q_k is 2 on a core shared with another process (runqueue.hpp).
     if (cursor.running_size > 0)
@@ -193,8 +193,10 @@ chunk claim_shared(team& t, int k, auto_cursor& cursor, Settle settle) {
     c = {t.next, std::min(wanted, remaining)};
     t.next += c.size;
   }
+  const std::int64_t got = settle();
   cursor.running_size = c.size;
-  cursor.running_since = settle();
+  // The runtime's serial claim times a chunk from when it was asked for.
+  cursor.running_since = t.choice.how == served_by::technique ? asked : got;
   return c;
 }
 
