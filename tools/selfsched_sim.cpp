@@ -18,6 +18,7 @@
 #include "selfsched/machine/files.hpp"
 #include "selfsched/sim.hpp"
 #include "selfsched/sim_pools.hpp"
+#include "selfsched/sim_threads.hpp"
 #include "svg.hpp"
 
 namespace {
@@ -95,6 +96,19 @@ const char* const usage =
     "  --gantt FILE.svg      the chunks of a single run over time, one row per worker (small runs)\n"
     "  --chunks              print every chunk of each run (small runs)\n"
     "  --help, --version\n"
+    "\n"
+    "One node's thread team instead (--threads-model real): each thread an actor on a\n"
+    "core of its own, auto served by the runtime's own claims (shares, stealing, rates)\n"
+    "read with the simulated clock; --technique lists schedules (auto; static, dynamic,k,\n"
+    "guided,k as libomp hands them out; any catalog technique, weighted ones told each\n"
+    "core's run queue), --threads T[,T...] the team sizes, --speeds and --timeshare the\n"
+    "cores (K: a thread); --n, --cost, --mean, --profile the loop:\n"
+    "  --threads-model M     model (default: ranks of --threads, above) or real\n"
+    "  --thread-claim TIME   a claim with no other thread claiming; each one claiming at\n"
+    "                        once adds as much (default 400ns)\n"
+    "  --instances K         the loop run K times (time steps; default 1)\n"
+    "  --monotonic           chunks in order (auto then claims from one count, no shares)\n"
+    "  e.g. selfsched-sim --threads-model real --threads 16,128 --technique auto,static,dynamic,1,guided --cost mandelbrot --n 100000\n"
     "\n"
     "Task pools instead of a loop (seed 001: work created as it runs; the loop options\n"
     "above do not apply, --workers, --latency and --speeds aside: processors are of speed 1):\n"
@@ -312,7 +326,8 @@ struct options {
   std::string rows = "0", sync_points = "0", boundary_bytes = "8", max_chunk = "0", memory = "0", node_workers = "1";
   std::string merge_bytes = "0", merge_page = "2.5us", result_bytes = "0";
   std::string json_path, profile_path, platform_path, site = "0", instance = "0", chart_path, gantt_path;
-  bool print_chunks = false, alpha_by_work = false, latency_given = false;
+  std::string threads_model = "model", thread_claim = "400ns", instances = "1";
+  bool print_chunks = false, alpha_by_work = false, latency_given = false, monotonic = false;
   std::vector<std::string> slow, lose, late, shares;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
       minimization = "1s", message = "20ms", async = "1";
@@ -335,6 +350,8 @@ const std::pair<const char*, std::string options::*> valued_options[] = {
     {"--roots", &options::roots}, {"--levels", &options::levels}, {"--minimizations", &options::minimizations},
     {"--subregion", &options::subregion}, {"--minimization", &options::minimization},
     {"--message", &options::message}, {"--async", &options::async},
+    {"--threads-model", &options::threads_model}, {"--thread-claim", &options::thread_claim},
+    {"--instances", &options::instances},
 };
 
 // --help and --version answer and exit; anything unknown is named.
@@ -347,8 +364,8 @@ options parse_options(int argc, char** argv) {
       else std::cout << "selfsched-sim " << SELFSCHED_VERSION << "\n";
       std::exit(0);
     }
-    if (option == "--chunks" || option == "--alpha-by-work") {
-      (option == "--chunks" ? o.print_chunks : o.alpha_by_work) = true;
+    if (option == "--chunks" || option == "--alpha-by-work" || option == "--monotonic") {
+      (option == "--chunks" ? o.print_chunks : option == "--monotonic" ? o.monotonic : o.alpha_by_work) = true;
       continue;
     }
     const bool repeated = option == "--slow" || option == "--lose" || option == "--late" || option == "--timeshare";
@@ -389,14 +406,18 @@ ss::platform_spec platform_of(const options& o) {
   return platform;
 }
 
+// The loop's iteration costs (--cost and --mean, or --profile) and its n.
+ss::cost_model loop_of(const options& o, selfsched::iter_t& n) {
+  n = count_of(o.n, "--n", 0);
+  if (!o.profile_path.empty())
+    return costs_from_profile(o.profile_path, count_of(o.site, "--site", 0), count_of(o.instance, "--instance", 0), n);
+  return ss::cost_model::parse(o.cost, ss::parse_seconds(o.mean, "--mean"));
+}
+
 ss::run_spec run_of(const options& o) {
   ss::run_spec run;
   run.via = ss::parse_transport(o.transport);
-  run.n = count_of(o.n, "--n", 0);
-  run.costs = ss::cost_model::parse(o.cost, ss::parse_seconds(o.mean, "--mean"));
-  if (!o.profile_path.empty())
-    run.costs = costs_from_profile(o.profile_path, count_of(o.site, "--site", 0), count_of(o.instance, "--instance", 0),
-                                   run.n);
+  run.costs = loop_of(o, run.n);
   run.claim_seconds = ss::parse_seconds(o.claim, "--claim");
   run.atomic_seconds = ss::parse_seconds(o.atomic, "--atomic");
   run.threads = static_cast<int>(count_of(o.threads, "--threads", 1));
@@ -497,6 +518,47 @@ int sweep(const options& o) {
   return 0;
 }
 
+// --threads-model real: every combination of --threads and schedules, one
+// row each, with its makespan over the best libomp schedule's at that size.
+int run_threads(const options& o) {
+  ss::threads_spec spec;
+  spec.costs = loop_of(o, spec.n);
+  if (!o.speeds.empty()) spec.speeds = ss::parse_speeds(o.speeds);
+  for (const std::string& t : o.shares) spec.time_shares.push_back(ss::parse_time_share(t));
+  spec.flops = number_of(o.flops, "--flops");
+  spec.claim_seconds = ss::parse_seconds(o.thread_claim, "--thread-claim");
+  spec.instances = static_cast<int>(count_of(o.instances, "--instances", 1));
+  spec.nonmonotonic = !o.monotonic;
+  const std::vector<std::string> schedules = techniques_of(o.techniques);
+  std::vector<int> sizes;
+  for (const std::string& t : split(o.threads)) sizes.push_back(static_cast<int>(count_of(t, "--threads", 1)));
+  for (int threads : sizes)
+    for (const std::string& schedule : schedules) spec.threads = threads, spec.schedule = schedule, ss::validate(spec);
+  std::cout << "| threads | schedule | makespan (s) | ideal (s) | efficiency | chunks | claims (s) | over best libomp |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (int threads : sizes) {
+    std::vector<ss::threads_result> results;
+    double best_libomp = 0;
+    for (const std::string& schedule : schedules) {
+      spec.threads = threads, spec.schedule = schedule;
+      const ss::threads_result r = results.emplace_back(ss::simulate_threads(spec));
+      if (!r.every_iteration_once) fail("schedule " + schedule + " at " + std::to_string(threads) +
+                                        " threads did not run every iteration exactly once");
+      const std::string kind = schedule.substr(0, schedule.find(','));
+      if ((kind == "static" || kind == "dynamic" || kind == "guided") && (best_libomp == 0 || r.makespan < best_libomp))
+        best_libomp = r.makespan;
+    }
+    for (std::size_t i = 0; i < schedules.size(); ++i) {
+      const ss::threads_result& r = results[i];
+      std::printf("| %d | %s | %.6g | %.6g | %.3f | %lld | %.3g | ", threads, schedules[i].c_str(), r.makespan, r.ideal,
+                  r.efficiency, static_cast<long long>(r.chunks), r.claim_seconds);
+      if (best_libomp > 0) std::printf("%.3fx |\n", r.makespan / best_libomp);
+      else std::printf("- |\n");
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -505,6 +567,8 @@ int main(int argc, char** argv) {
     if (!o.pool.empty())
       return run_pools(split(o.pool), o.workers, o.nodes, o.roots, o.levels, o.minimizations, o.subregion,
                        o.minimization, o.message, o.latency_given ? o.latency : "1ms", o.async);
+    if (o.threads_model == "real") return run_threads(o);
+    if (o.threads_model != "model") fail("--threads-model '" + o.threads_model + "': model or real");
     return sweep(o);
   } catch (const ss::sim_error& e) {
     fail(e.what());

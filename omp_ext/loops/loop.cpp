@@ -15,6 +15,7 @@
 #include "selfsched/machine/powers.hpp"
 #include "selfsched/machine/runqueue.hpp"
 #include "selfsched/settings.hpp"
+#include "selfsched/team_auto/claims.hpp"
 #include "teams/schedule_choice.hpp"
 
 namespace selfsched::omp {
@@ -105,9 +106,7 @@ std::shared_ptr<const chunk_plan> shared_plan(team_state& team, const plan_key& 
       std::lock_guard guard(slot.tuning_site->tuning_lock);
       slot.learned_rate = slot.tuning_site->team_rate;
     }
-    slot.steals = order == chunk_order::nonmonotonic;
-    if (slot.steals) slot.shares.split(n, team_size, slot.params.min_chunk);
-    slot.started_ns = now_ns();
+    team_auto::start_loop(slot, team_size, order == chunk_order::nonmonotonic, now_ns());
     return;
   }
   if (slot.outer != nullptr) {
@@ -182,7 +181,7 @@ void leave_loop(membership& m, std::int64_t now) {
     if (slot.self_tuning && now > slot.started_ns) {
       site_state& site = *slot.tuning_site;
       std::lock_guard guard(site.tuning_lock);
-      site.team_rate = static_cast<double>(slot.n) * 1e9 / static_cast<double>(now - slot.started_ns);
+      site.team_rate = team_auto::instance_rate(slot.n, slot.started_ns, now);
     }
     slot.sequence.store(free_for(instance + loop_ring_size), std::memory_order_release);
   }
@@ -233,72 +232,14 @@ void detail::join_measured_loop(membership& m, loop_slot& slot) {
 void leave_plain_loop(membership& m) { leave_loop(m, 0); }
 
 // auto (auto_tuning.hpp): the thread sizes its chunk from its own measured
-// rate and claim cost, and the team's rate so far (next_step counts the
-// iterations handed out).
-namespace {
-
-double team_rate_at(const loop_slot& slot, iter_t claimed, std::int64_t asked) {
-  const std::int64_t elapsed = asked - slot.started_ns;
-  // Early on the iterations handed out run ahead of those done: the rate
-  // reads high and the balance bound small, the safe side.
-  return claimed > 0 && elapsed > 0 ? static_cast<double>(claimed) * 1e9 / static_cast<double>(elapsed)
-                                    : slot.learned_rate;
-}
-
-// Monotonic loops: one CAS on the count (a CAS, not a fetch-and-add, so the
-// count never passes n and a chunk is never larger than what remains).
-chunk claim_in_order(loop_slot& slot, auto_estimate& estimate, std::int64_t asked) {
-  iter_t claimed = slot.next_step.load(std::memory_order_relaxed);
-  while (claimed < slot.n) {
-    const iter_t remaining = slot.n - claimed;
-    const iter_t wanted =
-        auto_tuning::next_size(estimate, remaining, team_rate_at(slot, claimed, asked), slot.params.min_chunk);
-    const iter_t size = clamp_chunk(wanted, remaining, slot.params);
-    if (slot.next_step.compare_exchange_weak(claimed, claimed + size, std::memory_order_relaxed)) {
-      estimate.record_size(wanted);
-      return {claimed, size};
-    }
-  }
-  return {slot.n, 0};
-}
-
-// Nonmonotonic loops: from the thread's own share, else from a share
-// stolen into it (shares.hpp).
-chunk claim_from_shares(loop_slot& slot, int thread, auto_estimate& estimate, std::int64_t asked) {
-  const iter_t claimed = slot.next_step.load(std::memory_order_relaxed);
-  const double team_rate = team_rate_at(slot, claimed, asked);
-  const iter_t remaining = std::max<iter_t>(slot.n - claimed, 1);
-  for (;;) {
-    const iter_t wanted = auto_tuning::next_size(estimate, remaining, team_rate, slot.params.min_chunk);
-    chunk c = slot.shares.take(thread, clamp_chunk(wanted, slot.n, slot.params));
-    if (c.size == 0) {
-      if (slot.shares.refill(thread, slot.params.min_chunk, c)) {  // stolen: measured again, from the minimum
-        estimate.restart_elsewhere();
-        continue;
-      }
-      if (c.size == 0) return {slot.n, 0};  // else c is the loop's last chunk
-    }
-    slot.next_step.fetch_add(c.size, std::memory_order_relaxed);
-    estimate.record_size(wanted);
-    return c;
-  }
-}
-
-}  // namespace
-
+// rate and claim cost, and the team's rate so far (team_auto/claims.hpp,
+// the simulator's code too: here with this machine's clock).
 chunk claim_tuned_chunk(membership& m) {
   loop_cursor& cursor = m.loop;
   loop_slot& slot = *cursor.slot;
   const std::int64_t asked = now_ns();
-  if (cursor.running_size > 0)
-    cursor.estimate.record_chunk(cursor.running_size, static_cast<double>(asked - cursor.running_since) * 1e-9);
-  const chunk c = slot.steals ? claim_from_shares(slot, m.thread_num, cursor.estimate, asked)
-                              : claim_in_order(slot, cursor.estimate, asked);
-  const std::int64_t got = now_ns();
-  cursor.estimate.record_claim(static_cast<double>(got - asked) * 1e-9);
-  cursor.running_size = c.size;
-  cursor.running_since = got;
-  if (slot.profile) probe_claim(m.probe, asked, got, c, no_queue_read);
+  const chunk c = team_auto::claim(slot, m.thread_num, cursor, asked, [] { return now_ns(); });
+  if (slot.profile) probe_claim(m.probe, asked, cursor.running_since, c, no_queue_read);
   if (c.size == 0) {
     keep_tuned(*slot.tuning_site, m.thread_num, cursor.estimate);
     leave_loop(m, asked);

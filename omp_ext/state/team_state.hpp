@@ -26,7 +26,7 @@
 #include "selfsched/outer_source.hpp"
 #include "state/doacross_state.hpp"
 #include "state/profile_records.hpp"
-#include "state/shares.hpp"
+#include "selfsched/team_auto/iteration_shares.hpp"
 
 namespace selfsched::omp {
 
@@ -77,7 +77,7 @@ struct alignas(64) loop_slot {
   double learned_rate = 0;            // the team's rate in the site's last instance (iterations/s)
   std::int64_t started_ns = 0;
   // Nonmonotonic auto loops: each thread claims from its own share first
-  // (shares.hpp); next_step then counts the iterations handed out.
+  // (team_auto/iteration_shares.hpp); next_step then counts the iterations handed out.
   bool steals = false;
   iteration_shares shares;
   loop_instance_profile* profile = nullptr;  // nullptr unless SELFSCHED_PROFILE

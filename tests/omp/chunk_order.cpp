@@ -1,4 +1,4 @@
-// The order in which auto hands a thread its chunks (shares.hpp):
+// The order in which auto hands a thread its chunks (team_auto/iteration_shares.hpp):
 //  - schedule(monotonic:runtime): each thread's chunks in increasing order;
 //  - schedule(runtime) (nonmonotonic since OpenMP 5.0): each thread starts
 //    at its own share, as under static, and takes from the others' when it

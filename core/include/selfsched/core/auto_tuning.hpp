@@ -30,7 +30,7 @@
 //
 // Pure: the caller measures and keeps the estimates. The libomp binding
 // keeps one per thread and takes its chunks from the thread's own share of
-// the loop (omp_ext/state/shares.hpp); the sequential
+// the loop (omp_ext/team_auto, which the simulator runs too); the sequential
 // technique (make_auto, for selfsched-chunks and outer chunks of MPI regions)
 // keeps one per worker.
 #pragma once

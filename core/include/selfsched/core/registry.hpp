@@ -27,7 +27,7 @@ struct technique_info {
   bool chunk_is_size = false;
   // Sizes its own chunks from measured times (auto, auto_tuning.hpp):
   // bindings that can time each claim serve it without the sequential
-  // scheduler (omp_ext: each thread from its own share, shares.hpp).
+  // scheduler (omp_ext: each thread from its own share, omp_ext/team_auto).
   bool self_tuning = false;
 };
 

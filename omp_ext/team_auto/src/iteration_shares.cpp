@@ -1,4 +1,4 @@
-#include "state/shares.hpp"
+#include "selfsched/team_auto/iteration_shares.hpp"
 
 #include <algorithm>
 #include <mutex>
