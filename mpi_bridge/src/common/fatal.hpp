@@ -17,4 +17,16 @@ namespace selfsched::mpi::detail {
   std::abort();
 }
 
+// Pieces of the messages that name ranks silent past SELFSCHED_MPI_WAIT_LIMIT
+// (regions' stopped_ranks.cpp, pools' pool_copies.cpp).
+inline std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+// "rank 2 has" or "ranks 1, 2 have", from a list of `count` ranks written "1, 2".
+inline std::string ranks_have(const std::string& list, int count) {
+  return std::string(count > 1 ? "ranks " : "rank ") + list + (count > 1 ? " have" : " has");
+}
+
 }  // namespace selfsched::mpi::detail

@@ -31,12 +31,6 @@ namespace {
 constexpr std::int64_t copy_after_means = 4;
 constexpr std::int64_t copy_floor_ns = 20'000'000;
 
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", seconds);
-  return text;
-}
-
 }  // namespace
 
 std::int64_t pool_engine::copy_timeout_ns() const {
@@ -185,8 +179,7 @@ void pool_engine::check_silent_ranks(bool heard_any) {
       names += (count++ ? ", " : "") + std::to_string(r);
   }
   if (count == 0) return;
-  abort_job(comm_, std::string(count > 1 ? "ranks " : "rank ") + names + (count > 1 ? " have" : " has") +
-                       " not answered the task pool for " + std::to_string(static_cast<long long>(silent)) +
+  abort_job(comm_, ranks_have(names, count) + " not answered the task pool for " + std::to_string(static_cast<long long>(silent)) +
                        " s while it holds tasks or the pool's end (stopped or hung? SELFSCHED_MPI_WAIT_LIMIT=" +
                        seconds_text(wait_limit_s_) + ")");
 }

@@ -7,25 +7,17 @@
 // If rank 0 itself does not come, the others end the job after twice the
 // limit, naming rank 0; so does a rank whose server stops answering. Without copies a late rank is still computing its own
 // chunks, so nobody is timed then.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "common/fatal.hpp"
 #include "regions/engine.hpp"
 #include "selfsched/bridge.hpp"  // libselfsched's seam: the clock
 
 namespace selfsched::mpi::detail {
 
 using omp::bridge::now_ns;
-
-namespace {
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", seconds);
-  return text;
-}
-
-}  // namespace
 
 void engine::announce_arrival(arrival_watch& watch) {
   watch.since = now_ns();
@@ -61,9 +53,8 @@ void engine::check_arrivals(arrival_watch& watch) {
   for (int r = 0; r < size_; ++r)
     if (rank_ == 0 ? !watch.arrived[static_cast<std::size_t>(r)] : r == 0)
       missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-  const bool several = missing.find(',') != std::string::npos;
-  fatal(std::string(several ? "ranks " : "rank ") + missing + (several ? " have" : " has") +
-        " not reached the end of the region's shared loops " + std::to_string(static_cast<long long>(waited)) +
+  const int count = 1 + static_cast<int>(std::count(missing.begin(), missing.end(), ','));
+  fatal(ranks_have(missing, count) + " not reached the end of the region's shared loops " + std::to_string(static_cast<long long>(waited)) +
         " s after rank " + std::to_string(rank_) +
         " did (stopped or hung? the loops' work is done; SELFSCHED_MPI_WAIT_LIMIT=" + seconds_text(wait_limit_s_) +
         ")");
