@@ -5,7 +5,10 @@
 #include <sched.h>
 #include <time.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 
 #include "selfsched/bridge.hpp"  // the clock
 
@@ -32,6 +35,32 @@ class back_off {
 
  private:
   std::int64_t since_ = 0;
+};
+
+// A sleep that this process's own activity ends at once: the progress
+// thread, quiet for long, sleeps here instead of waking every few hundred
+// microseconds (each wake-up takes the core from the rank's computing
+// threads: on a paravirtualized VM, short sleeps made a program's page
+// faults a third slower), and the rank's next loop wakes it as it begins.
+class wake_on_activity {
+ public:
+  void sleep_up_to(std::chrono::nanoseconds longest) {
+    std::unique_lock hold(mutex_);
+    woken_.wait_for(hold, longest, [this] { return activity_; });
+    activity_ = false;
+  }
+  void wake() {
+    {
+      std::lock_guard hold(mutex_);
+      activity_ = true;
+    }
+    woken_.notify_one();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  bool activity_ = false;
 };
 
 }  // namespace selfsched::mpi::detail

@@ -123,9 +123,13 @@ void engine::serve_forever() {
     // While requests flow (one in the last ms) stay runnable, yielding to the
     // rank's computing threads; then sleep, longer the longer it is quiet
     // (a sleeper may wake only at the next tick on a busy core: back_off).
+    // Quiet for long (between loops, in serial code), sleep until this
+    // rank begins a loop, or 2 ms: another rank's first request of a loop
+    // that this rank has not begun yet waits that long at most.
     const std::int64_t idle = now - idle_since;
     if (idle < 1'000'000) sched_yield();
-    else sleep_ns(idle < 20'000'000 ? 20'000 : 200'000);
+    else if (idle < 20'000'000) sleep_ns(20'000);
+    else quiet_.sleep_up_to(std::chrono::milliseconds(2));
   }
 }
 }  // namespace selfsched::mpi::detail

@@ -25,6 +25,7 @@ std::uint64_t engine::begin_dependence_loop(iter_t n, chunk_bounds bounds) {
 }
 
 std::uint64_t engine::begin(const void* site, std::uint64_t hash, iter_t n, bool in_order, chunk_bounds bounds) {
+  if (progress_thread_.joinable()) quiet_.wake();  // other ranks will ask for this loop's chunks
   std::lock_guard lock(mutex_);
   client_loop& loop = loops_.emplace_back();
   loop.index = begun_++;

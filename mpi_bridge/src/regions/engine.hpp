@@ -39,6 +39,7 @@
 #include "selfsched/outer_source.hpp"
 #include "transports/server.hpp"
 #include "common/settings.hpp"
+#include "common/waiting.hpp"
 #include "regions/undeclared_writes.hpp"
 
 namespace selfsched::mpi::detail {
@@ -200,6 +201,7 @@ class engine final : public omp::outer_source, public server_host {
   bool local_asks_free_ = false;  // this rank's own requests need no MPI (the master's)
   std::int64_t last_serve_ns_ = 0;
   std::thread progress_thread_;
+  wake_on_activity quiet_;  // where the progress thread sleeps when quiet for long
   std::atomic<bool> stop_{false};
   omp::outer_source* previous_ = nullptr;
   bool set_inner_ = false;

@@ -226,6 +226,7 @@ engine::~engine() {
   checkpoint(region_end);
   if (progress_thread_.joinable()) {
     stop_.store(true, std::memory_order_release);
+    quiet_.wake();
     progress_thread_.join();
   }
   if (!remote_) omp::install_outer_source(previous_);
