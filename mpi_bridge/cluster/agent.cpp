@@ -168,7 +168,7 @@ class agent {
     MPI_Request r;
     MPI_Iallgatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(),
                     p.sizes.data(), p.offsets.data(), MPI_BYTE, comm_, &r);
-    wait_quietly(r);
+    wait_for_bytes(r);
   }
 
   void gather() {
@@ -178,7 +178,7 @@ class agent {
     MPI_Request r;
     MPI_Igatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(),
                  p.sizes.data(), p.offsets.data(), MPI_BYTE, 0, comm_, &r);
-    wait_quietly(r);
+    wait_for_bytes(r);
   }
 
   [[noreturn]] void too_big() {
@@ -192,6 +192,13 @@ class agent {
   // may be computing on it.
   void wait_quietly(MPI_Request& r) {
     wait_without_spinning(r, std::chrono::milliseconds(1), [this] { stop_if_program_killed(); });
+  }
+
+  // After announce(): every rank is in the exchange, its bytes ready; only
+  // the transfer is left, and it needs MPI called.
+  void wait_for_bytes(MPI_Request& r) {
+    wait_for_ready_ranks(r, std::chrono::milliseconds(200), std::chrono::milliseconds(1),
+                         [this] { stop_if_program_killed(); });
   }
 
   // Left for serve() to reap (WNOWAIT): a program that exited keeps its status.
