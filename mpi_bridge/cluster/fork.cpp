@@ -150,17 +150,18 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
     void* exit_frame = nullptr;
     invoke(reinterpret_cast<microtask_t>(r.microtask), *gtid, member.thread, static_cast<int>(r.args.size()),
            r.args.data(), &exit_frame);
-    // The region's end is a synchronization point.
+    // The region's end is a synchronization point; an unchecked replicated
+    // region's is not: it ends as in one process, at libomp's join.
     if (member.shared) {
       synchronize(loc, *gtid, member, true);
-    } else {
-      local_barrier(loc, *gtid);
+    } else if (!r.unchecked) {
+      local_barrier(loc, *gtid);  // this rank's threads are done writing
       if (member.thread == 0) p.adopt_rank_zero();
     }
-    local_barrier(loc, *gtid);
   }
   // Done, or back from a conflict (every thread of this rank, at the same
-  // construct): the team joins, and after_fork decides what comes next.
+  // construct): the team joins at libomp's barrier after this function, and
+  // after_fork decides what comes next.
   set_thread_arena(is_initial_thread() ? 0 : -1, false);
   in_member = false;
 }
