@@ -1,6 +1,7 @@
 // A rank asking for its outer chunks (seeds 000, 004: the worker's side), and
 // a serving rank answering requests, between its own chunks or from its
 // progress thread.
+#include <pthread.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -111,6 +112,7 @@ bool engine::serve() {
 // The progress thread of a serving rank (MPI_THREAD_MULTIPLE).
 void engine::serve_forever() {
   prctl(PR_SET_TIMERSLACK, 1000UL);  // 1 us: its short sleeps stay short
+  pthread_setname_np(pthread_self(), "selfsched-serve");  // as top, gdb and tests/mpi/quiet_server.cpp see it
   std::int64_t idle_since = now_ns();
   while (!stop_.load(std::memory_order_acquire)) {
     bool served = false;
