@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -42,20 +43,28 @@ struct fixture {
   }
 };
 
-// range(0): pages written; range(1): 1 = every byte of each page, 0 = one
-// double in 64; range(2): 1 = the same pages every step (hot), 0 = fresh.
+// range(0): pages written; range(1): what each page gets: 0 = one double in
+// 64, 1 = every byte, 2 = every 32-bit count, small (its two low bytes change,
+// as in an image of escape counts: runs of one or two bytes all through the
+// page); range(2): 1 = the same pages every step (hot), 0 = fresh.
 void merge_step(benchmark::State& state) {
   static fixture f;
   if (!f.ok) return state.SkipWithError("no write tracking");
   const auto pages = static_cast<std::size_t>(state.range(0));
-  const bool whole = state.range(1) != 0, hot = state.range(2) != 0;
+  const auto content = state.range(1);
+  const bool hot = state.range(2) != 0;
   std::size_t first = 0, step = 0;
   for (auto _ : state) {
     if (!hot) first = (first + pages) % (region_pages - pages);
     ++step;
     for (std::size_t p = 0; p < pages; ++p) {
       std::byte* page = f.memory + (first + p) * page_bytes;
-      if (whole) std::memset(page, static_cast<int>(step), page_bytes);
+      if (content == 1) std::memset(page, static_cast<int>(step), page_bytes);
+      else if (content == 2)
+        for (std::size_t at = 0; at < page_bytes; at += 4) {
+          const std::uint32_t count = static_cast<std::uint32_t>((step * 7 + at) % 2000);
+          std::memcpy(page + at, &count, 4);
+        }
       else for (std::size_t at = 0; at < page_bytes; at += 512) page[at] = static_cast<std::byte>(step);
     }
     diff_writer w(f.blob.data(), f.blob.size());
@@ -73,8 +82,8 @@ void merge_step(benchmark::State& state) {
   state.counters["kernel_tracking"] = f.tracker.write_protected();
 }
 BENCHMARK(merge_step)
-    ->ArgNames({"pages", "whole", "hot"})
-    ->ArgsProduct({{16, 256, 2048}, {0, 1}, {0, 1}})
+    ->ArgNames({"pages", "content", "hot"})
+    ->ArgsProduct({{16, 256, 2048}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 // The baseline a machine sets: a program's first write to a fresh page,

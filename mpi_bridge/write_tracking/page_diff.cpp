@@ -11,46 +11,33 @@ namespace {
 
 constexpr std::size_t round8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
 
-// Extends or starts the run that ends at `at`.
-void note_changed(std::vector<byte_run>& runs, std::size_t at, std::size_t length, bool& open) {
-  if (open && runs.back().offset + runs.back().length == at)
-    runs.back().length = static_cast<std::uint16_t>(runs.back().length + length);
-  else
-    runs.push_back({static_cast<std::uint16_t>(at), static_cast<std::uint16_t>(length)});
-  open = true;
-}
-
 }  // namespace
 
-SELFSCHED_READS_PROGRAM_MEMORY std::size_t diff_page(const std::byte* before, const std::byte* now, std::size_t from,
-                                                   std::vector<byte_run>& runs) {
-  std::size_t changed = 0;
-  bool open = false;  // the last run ends at the byte before the current one
+SELFSCHED_READS_PROGRAM_MEMORY std::size_t find_changes(const std::byte* before, const std::byte* now,
+                                                      std::size_t from, page_changes& out) {
+  out = page_changes{};
+  out.from = from;
   std::size_t at = from;
-  for (; at < page_bytes && at % 8 != 0; ++at) {
-    if (before[at] != now[at]) { note_changed(runs, at, 1, open); ++changed; }
-    else open = false;
-  }
+  for (; at < page_bytes && at % 8 != 0; ++at)
+    if (before[at] != now[at]) out.mask[at / 64] |= std::uint64_t{1} << (at % 64);
   for (; at < page_bytes; at += 8) {
     std::uint64_t a, b;
     std::memcpy(&a, before + at, 8);
     std::memcpy(&b, now + at, 8);
-    if (a == b) { open = false; continue; }
     const std::uint64_t x = a ^ b;
-    // No zero byte in x: the whole word changed (the usual case: a value
-    // written over another).
-    if (((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) == 0) {
-      note_changed(runs, at, 8, open);
-      changed += 8;
-      continue;
-    }
-    // Byte by byte inside a partly changed word: runs are exact.
-    for (std::size_t k = 0; k < 8; ++k) {
-      if ((x >> (8 * k)) & 0xff) { note_changed(runs, at + k, 1, open); ++changed; }
-      else open = false;
-    }
+    if (x == 0) continue;
+    // The top bit of each nonzero byte of x, then those 8 bits gathered
+    // into the low byte in order (byte k: bit k).
+    const std::uint64_t nonzero = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) & 0x8080808080808080ULL;
+    out.mask[at / 64] |= ((nonzero * 0x0002040810204081ULL) >> 56) << (at % 64);
   }
-  return changed;
+  std::uint64_t carry = 0;  // the bit of the byte before the word
+  for (const std::uint64_t m : out.mask) {
+    out.changed += static_cast<std::size_t>(__builtin_popcountll(m));
+    out.runs += static_cast<std::size_t>(__builtin_popcountll(m & ~((m << 1) | carry)));  // first bytes of runs
+    carry = m >> 63;
+  }
+  return out.changed;
 }
 
 void diff_writer::begin(const diff_header& header) {
@@ -79,6 +66,27 @@ bool diff_writer::add_page(std::uintptr_t address, const std::byte* now, std::sp
   return true;
 }
 
+bool diff_writer::add_page(std::uintptr_t address, const std::byte* now, const page_changes& changes) {
+  if (!changes.dense()) {
+    runs_.clear();
+    const page_diff as_mask{address, {}, changes.mask, now};
+    for_each_run(as_mask, [&](std::size_t offset, std::size_t length, const std::byte*) {
+      runs_.push_back({static_cast<std::uint16_t>(offset), static_cast<std::uint16_t>(length)});
+    });
+    return add_page(address, now, runs_);
+  }
+  constexpr std::size_t need = 16 + sizeof changes.mask + page_bytes;
+  if (used_ + need > capacity_) return false;
+  const std::uint64_t address64 = address;
+  std::memcpy(area_ + used_, &address64, 8);
+  std::memcpy(area_ + used_ + 8, &whole_page_with_mask, 8);
+  std::memcpy(area_ + used_ + 16, changes.mask, sizeof changes.mask);
+  raw_copy(area_ + used_ + 16 + sizeof changes.mask, now, page_bytes);
+  used_ += need;
+  ++pages_;
+  return true;
+}
+
 std::size_t diff_writer::finish() {
   diff_header header;
   std::memcpy(&header, area_, sizeof header);
@@ -101,6 +109,16 @@ bool diff_reader::next(page_diff& page) {
   std::uint64_t address, count;
   std::memcpy(&address, blob_ + at_, 8);
   std::memcpy(&count, blob_ + at_ + 8, 8);
+  if (count == whole_page_with_mask) {
+    constexpr std::size_t mask_bytes = mask_words * 8;
+    if (at_ + 16 + mask_bytes + page_bytes > size_) { valid_ = false; return false; }
+    page.address = address;
+    page.runs = {};
+    page.mask = reinterpret_cast<const std::uint64_t*>(blob_ + at_ + 16);
+    page.data = blob_ + at_ + 16 + mask_bytes;
+    at_ += 16 + mask_bytes + page_bytes;
+    return true;
+  }
   const std::size_t run_bytes = round8(count * sizeof(byte_run));
   if (count > page_bytes || at_ + 16 + run_bytes > size_) { valid_ = false; return false; }
   const auto* runs = reinterpret_cast<const byte_run*>(blob_ + at_ + 16);
@@ -112,54 +130,81 @@ bool diff_reader::next(page_diff& page) {
   if (at_ + 16 + run_bytes + round8(data) > size_) { valid_ = false; return false; }
   page.address = address;
   page.runs = {runs, count};
+  page.mask = nullptr;
   page.data = blob_ + at_ + 16 + run_bytes;
   at_ += 16 + run_bytes + round8(data);
   return true;
+}
+
+// Each byte of a word whose bit is set: 0xff, from a bitmap's byte.
+constexpr std::array<std::uint64_t, 256> byte_masks = [] {
+  std::array<std::uint64_t, 256> t{};
+  for (std::size_t bits = 0; bits < 256; ++bits)
+    for (std::size_t k = 0; k < 8; ++k)
+      if (bits >> k & 1) t[bits] |= std::uint64_t{0xff} << (8 * k);
+  return t;
+}();
+
+SELFSCHED_READS_PROGRAM_MEMORY void apply_masked(std::byte* target, const std::uint64_t* mask, const std::byte* data) {
+  for (std::size_t at = 0; at < page_bytes; at += 8) {
+    const auto bits = static_cast<std::size_t>(mask[at / 64] >> (at % 64) & 0xff);
+    if (bits == 0) continue;
+    std::uint64_t theirs, ours;
+    std::memcpy(&theirs, data + at, 8);
+    if (bits != 0xff) {
+      std::memcpy(&ours, target + at, 8);
+      theirs = (ours & ~byte_masks[bits]) | (theirs & byte_masks[bits]);
+    }
+    std::memcpy(target + at, &theirs, 8);
+  }
 }
 
 conflict find_conflict(std::span<const std::span<const std::byte>> blobs) {
   struct entry {
     std::uintptr_t address;
     int blob;
-    std::span<const byte_run> runs;
+    page_diff page;
   };
   std::vector<entry> pages;
   for (std::size_t b = 0; b < blobs.size(); ++b) {
     diff_reader reader(blobs[b].data(), blobs[b].size());
     page_diff page;
-    while (reader.next(page)) pages.push_back({page.address, static_cast<int>(b), page.runs});
+    while (reader.next(page)) pages.push_back({page.address, static_cast<int>(b), page});
   }
   std::sort(pages.begin(), pages.end(), [](const entry& a, const entry& b) {
     return a.address != b.address ? a.address < b.address : a.blob < b.blob;
   });
-  // A page several ranks wrote: its runs sorted by offset. One rank's runs
-  // never overlap each other, so a run that starts before the furthest end
-  // seen so far overlaps the run of another rank that reached it.
-  struct span {
-    std::uint32_t offset, end;
-    int blob;
-  };
-  std::vector<span> spans;
   const auto rank_of = [&](int blob) {
     diff_header h{};
     std::memcpy(&h, blobs[static_cast<std::size_t>(blob)].data(), sizeof h);
     return static_cast<int>(h.rank);
   };
+  // A page several ranks wrote: the bytes each changed as bitmaps; a byte
+  // set in two is the conflict (the lowest such byte of the lowest page).
+  std::vector<std::array<std::uint64_t, mask_words>> masks;
   for (std::size_t i = 0; i < pages.size();) {
     std::size_t j = i + 1;
     while (j < pages.size() && pages[j].address == pages[i].address) ++j;
     if (j - i > 1) {
-      spans.clear();
-      for (std::size_t k = i; k < j; ++k)
-        for (const byte_run& run : pages[k].runs)
-          if (run.length > 0) spans.push_back({run.offset, std::uint32_t{run.offset} + run.length, pages[k].blob});
-      std::sort(spans.begin(), spans.end(), [](const span& a, const span& b) { return a.offset < b.offset; });
-      std::uint32_t furthest = 0;
-      int furthest_blob = -1;
-      for (const span& s : spans) {
-        if (s.offset < furthest && furthest_blob != s.blob)
-          return {true, pages[i].address + s.offset, rank_of(furthest_blob), rank_of(s.blob)};
-        if (s.end > furthest) furthest = s.end, furthest_blob = s.blob;
+      masks.assign(j - i, {});
+      for (std::size_t k = i; k < j; ++k) {
+        auto& m = masks[k - i];
+        if (pages[k].page.mask != nullptr) std::memcpy(m.data(), pages[k].page.mask, sizeof m);
+        else
+          for (const byte_run& run : pages[k].page.runs)
+            for (std::size_t at = run.offset; at < std::size_t{run.offset} + run.length; ++at)
+              m[at / 64] |= std::uint64_t{1} << (at % 64);
+      }
+      for (std::size_t w = 0; w < mask_words; ++w) {
+        std::uint64_t seen = 0, twice = 0;
+        for (const auto& m : masks) twice |= seen & m[w], seen |= m[w];
+        if (twice == 0) continue;
+        const std::size_t offset = 64 * w + static_cast<std::size_t>(__builtin_ctzll(twice));
+        const std::uint64_t bit = std::uint64_t{1} << (offset % 64);
+        int first = -1, second = -1;
+        for (std::size_t k = 0; k < masks.size() && second < 0; ++k)
+          if (masks[k][w] & bit) (first < 0 ? first : second) = pages[i + k].blob;
+        return {true, pages[i].address + offset, rank_of(first), rank_of(second)};
       }
     }
     i = j;

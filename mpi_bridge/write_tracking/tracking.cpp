@@ -311,17 +311,16 @@ bool page_tracker::write_diffs(const std::vector<address_range>& ranges, diff_wr
     for_written(r, [&](std::uintptr_t page) {
       const std::size_t from = lowest(page);
       if (from >= page_bytes) return;
-      runs_.clear();
       ++stats_.pages_diffed;
       const auto* now = reinterpret_cast<const std::byte*>(page);
-      if (diff_page(shadow_of(page), now, from, runs_) == 0) {
+      if (find_changes(shadow_of(page), now, from, changes_) == 0) {
         if (from == 0) found_unchanged(page);
         return;
       }
       if (!idle_windows_.empty()) idle_windows_.erase(page);
       ++stats_.pages_changed;
       changed_.push_back(page);
-      fits = fits && out.add_page(page, now, runs_);
+      fits = fits && out.add_page(page, now, changes_);
     });
   }
   return fits;

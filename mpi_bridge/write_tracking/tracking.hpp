@@ -138,7 +138,7 @@ class page_tracker {
   std::vector<std::uintptr_t> unchanged_;  // written pages found unchanged: protect again
   std::unordered_map<std::uintptr_t, unsigned> idle_windows_;  // hot pages: windows found unchanged in a row
   unsigned protect_after_ = 1;
-  std::vector<byte_run> runs_;
+  page_changes changes_;  // the page being diffed
   // Undo: a page's shadow from before its first change in the region.
   std::unordered_map<std::uintptr_t, std::size_t> undo_index_;
   std::byte* undo_ = nullptr;

@@ -140,15 +140,15 @@ changed_bytes write_window::collect(std::span<const address_range> covered_unsor
   cluster::page_diff page;
   while (reader.next(page)) {
     ++out.pages_written;
-    for (const cluster::byte_run& run : page.runs) {
-      const std::uintptr_t begin = page.address + run.offset, end = begin + run.length;
+    cluster::for_each_run(page, [&](std::size_t offset, std::size_t length, const std::byte*) {
+      const std::uintptr_t begin = page.address + offset, end = begin + length;
       // Clipped to each range (a page may hold bytes of no tracked range).
       for (std::uint32_t k = 0; k < ranges_.size(); ++k) {
         const watched_range& r = ranges_[k];
         const std::uintptr_t b = std::max(begin, r.begin), e = std::min(end, r.end);
         if (b < e) add_uncovered(out, k, r, b, e, covered);
       }
-    }
+    });
   }
   return out;
 }
