@@ -36,7 +36,8 @@ test: build
 # build directory; `ctest` alone in either runs under the same options and
 # suppressions (tools/sanitizers/), set for every test by CMake.
 # - sanitize-address: ASan+UBSan (LeakSanitizer included) over every test,
-#   MPI included.
+#   MPI included: 535 tests, about 68 min of tests after a 24 min build on 2
+#   cores at a load average of 15 or more.
 # - sanitize-thread: TSan with Archer over the tests that run OpenMP threads
 #   (omp.*, examples.*, hetero.*), but these four, which cannot run under it:
 #   libomp's own doacross loops (Archer does not model ordered depend: a plain
@@ -58,15 +59,14 @@ sanitize-thread:
 	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS='$(CMAKE_FLAGS) -DSELFSCHED_SANITIZE=thread -DSELFSCHED_BUILD_BENCHMARKS=OFF' \
 	  CTEST_ARGS='-R "^(omp|examples|hetero)\." -E "$(TSAN_EXCLUDED)" $(CTEST_ARGS)'
 
-# CI's pass (.ci/run): sanitize-address over every test but two slow groups
-# whose code the rest already runs under ASan: mpi.nodes.* (the MPI tests'
-# own programs and transports again, across network-namespace "nodes") and
-# sim.* (the SimGrid simulator, one thread over the core's scheduler); then
-# sanitize-thread whole. The examples and every other MPI test are in it.
-SANITIZE_CI_EXCLUDED = ^(mpi\.nodes|sim)\.
+# CI's ASan+UBSan pass (.ci/run): sanitize-address over every test but the
+# MPI tests labelled `repeat` (tests/mpi/CMakeLists.txt says, for each, which
+# kept test runs its code) and mpi.nodes.* (the MPI programs again across
+# network-namespace "nodes"). The examples, hetero, sim and every transport,
+# pool strategy, region check, the C API and the straggler cases are in it.
+# Its time here is not measured yet (the MPI tests are most of it).
 sanitize-ci:
-	$(MAKE) sanitize-address CTEST_ARGS='-E "$(SANITIZE_CI_EXCLUDED)" $(CTEST_ARGS)'
-	$(MAKE) sanitize-thread
+	$(MAKE) sanitize-address CTEST_ARGS='-E "^mpi\.nodes\." -LE "^repeat" $(CTEST_ARGS)'
 
 # A short pass for a developer: the core, tool and OpenMP tests under ASan+UBSan.
 sanitize-quick:
