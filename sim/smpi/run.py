@@ -102,7 +102,7 @@ def run_smpi(a, program, transport, workers, work_dir):
     env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
     command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
                "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
-    command += [f"--cfg={c}" for c in SMPI_CONFIG]
+    command += [f"--cfg={c}" for c in SMPI_CONFIG + a.cfg]
     command += [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost,
                 "--n", str(a.n), "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner,
                 "--serving", a.serving]
@@ -160,6 +160,8 @@ def parse_args():
     p.add_argument("--claim", type=seconds, help="the model's master work per request (default: the code's)")
     p.add_argument("--wait", default="block", choices=["block", "poll"],
                    help="how ranks that serve nobody wait: block in MPI_Wait (default) or poll as serving ranks do")
+    p.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
+                   help="one more SimGrid setting for smpirun, after the ones above (repeatable)")
     p.add_argument("--json", help="write every row here")
     p.add_argument("--check", action="store_true", help="exit 1 if code and model differ by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.10)
