@@ -40,6 +40,14 @@ SMPI_CONFIG = [
     "smpi/test:1e-7", "smpi/iprobe:1e-7", "smpi/grow-injected-times:no",
     "smpi/lat-factor:0:1", "smpi/bw-factor:0:1", "network/crosstraffic:0",
     "smpi/cpu-threshold:1e-7",
+    # SMPI's default MPI_Allgather sends every rank's block to every other
+    # rank: P(P-1) messages in flight at once (the engine's weights, at
+    # start), 67 million at 8,192 ranks. Bruck's algorithm: P log2 P.
+    "smpi/allgather:bruck",
+    # SMPI's default MPI_Reduce (the driver's figures, at the end) has the
+    # root wait for any of the P-1 receives, P-1 times: O(P^2) simulation
+    # work. A binomial tree: log2 P receives a rank.
+    "smpi/reduce:binomial",
     "contexts/stack-size:256",         # KiB a rank: the bridge's stack is shallow
 ]
 
