@@ -92,11 +92,13 @@ def write_platform(path, workers, masters, speeds, flops, latency, bandwidth):
 
 
 def time_v(output):
-    """Wall seconds and peak memory (MiB) from /usr/bin/time -v."""
+    """Wall seconds, CPU seconds (user + system) and peak memory (MiB) from /usr/bin/time -v.
+    On a shared machine the CPU seconds are the simulation's own cost; the wall time adds the others' load."""
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", output)
+    cpu = sum(float(t) for t in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", output))
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", output)
     hours, minutes, secs = (float(g or 0) for g in wall.groups()) if wall else (0, 0, 0)
-    return hours * 3600 + minutes * 60 + secs, int(rss.group(1)) / 1024 if rss else 0
+    return hours * 3600 + minutes * 60 + secs, cpu, int(rss.group(1)) / 1024 if rss else 0
 
 
 def run_smpi(a, program, transport, workers, work_dir):
@@ -123,8 +125,8 @@ def run_smpi(a, program, transport, workers, work_dir):
     figures = dict(kv.split("=", 1) for kv in line.split()[1:])
     if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
         raise SystemExit(f"run.py: {transport}, {workers} workers ran {figures['iterations']} iterations of {a.n}")
-    wall, rss = time_v(done.stderr)
-    figures.update(wall=wall or time.time() - started, rss_mib=rss)
+    wall, cpu, rss = time_v(done.stderr)
+    figures.update(wall=wall or time.time() - started, cpu=cpu, rss_mib=rss)
     return figures, platform
 
 
@@ -194,8 +196,8 @@ def main():
         return SKIPPED
     rows, worst = [], 0.0
     print("| transport | workers | ranks | code: makespan (s) | efficiency | master busy | model: makespan (s) "
-          "| efficiency | master busy | model/code | claim (us) | polls | blocked waits | wall (s) | memory (MiB) |")
-    print("| --- " * 15 + "|")
+          "| efficiency | master busy | model/code | claim (us) | polls | blocked waits | wall (s) | CPU (s) | memory (MiB) |")
+    print("| --- " * 16 + "|")
     for transport in a.transport.split(","):
         for workers in (int(w) for w in a.workers.split(",")):
             for attempt in range(1, a.attempts + 1):
@@ -207,7 +209,8 @@ def main():
                 print(f"| {transport} | {workers} | {code['ranks']} | {float(code['makespan']):.4f} | "
                       f"{float(code['efficiency']):.3f} | {float(code['master_busy']):.3f} | {model['makespan']:.4f} | "
                       f"{model['efficiency']:.3f} | {model['master_busy']:.3f} | {ratio:.3f} | {claim * 1e6:.2f} | "
-                      f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['rss_mib']:.0f} |",
+                      f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['cpu']:.1f} | "
+                      f"{code['rss_mib']:.0f} |",
                       flush=True)
                 if not a.check or abs(ratio - 1) <= a.tolerance:
                     break
