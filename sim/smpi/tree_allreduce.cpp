@@ -14,7 +14,9 @@
 // rank at most log2 P receives. It stays nonblocking: the caller's request
 // is always the receive this rank waits for next, so MPI_Test and MPI_Wait
 // (wrapped below), and the blocked waits of waits.cpp, wait on a real SMPI
-// request; completing one moves the tree on.
+// request; completing one moves the tree on. Only MPI_Test and MPI_Wait
+// move it (the bridge's only calls on such a request: checkpoint.cpp,
+// wavefront.cpp); MPI_Waitall and friends would see one stage's receive.
 //
 // Only commutative operations on eager-sized buffers of contiguous types take the tree (the
 // children are combined as they are waited for, and a send must complete
