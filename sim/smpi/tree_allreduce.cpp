@@ -6,8 +6,8 @@
 // (mpi_bridge/src/regions/checkpoint.cpp) takes one after every loop: at
 // 129 ranks that is 16,512 messages against the loop's ~2,600, and the
 // engine's cost per completed message grows with the messages in flight
-// (an actor's and the maestro's activity lists, scanned by
-// CommImpl::finish()), so a run cost O(P^3). Here the reduction goes up a
+// (the maestro's list of detached sends, scanned by CommImpl::finish()),
+// so the run's cost grew far faster than its ranks. Here the reduction goes up a
 // binomial tree to rank 0 and the result comes down the same tree, the
 // classic algorithm of blocking allreduce (Thakur et al., "Optimization of
 // collective communication operations in MPICH", 2005): 2(P-1) messages, a
