@@ -40,6 +40,14 @@ SMPI_CONFIG = [
     "smpi/test:1e-7", "smpi/iprobe:1e-7", "smpi/grow-injected-times:no",
     "smpi/lat-factor:0:1", "smpi/bw-factor:0:1", "network/crosstraffic:0",
     "smpi/cpu-threshold:1e-7",
+    # SMPI's default MPI_Allgather sends every rank's block to every other
+    # rank: P(P-1) messages in flight at once (the engine's weights, at
+    # start), 67 million at 8,192 ranks. Bruck's algorithm: P log2 P.
+    "smpi/allgather:bruck",
+    # SMPI's default MPI_Reduce (the driver's figures, at the end) has the
+    # root wait for any of the P-1 receives, P-1 times: O(P^2) simulation
+    # work. A binomial tree: log2 P receives a rank.
+    "smpi/reduce:binomial",
     "contexts/stack-size:256",         # KiB a rank: the bridge's stack is shallow
 ]
 
@@ -84,11 +92,13 @@ def write_platform(path, workers, masters, speeds, flops, latency, bandwidth):
 
 
 def time_v(output):
-    """Wall seconds and peak memory (MiB) from /usr/bin/time -v."""
+    """Wall seconds, CPU seconds (user + system) and peak memory (MiB) from /usr/bin/time -v.
+    On a shared machine the CPU seconds are the simulation's own cost; the wall time adds the others' load."""
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", output)
+    cpu = sum(float(t) for t in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", output))
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", output)
     hours, minutes, secs = (float(g or 0) for g in wall.groups()) if wall else (0, 0, 0)
-    return hours * 3600 + minutes * 60 + secs, int(rss.group(1)) / 1024 if rss else 0
+    return hours * 3600 + minutes * 60 + secs, cpu, int(rss.group(1)) / 1024 if rss else 0
 
 
 def run_smpi(a, program, transport, workers, work_dir):
@@ -102,7 +112,7 @@ def run_smpi(a, program, transport, workers, work_dir):
     env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
     command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
                "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
-    command += [f"--cfg={c}" for c in SMPI_CONFIG]
+    command += [f"--cfg={c}" for c in SMPI_CONFIG + a.cfg]
     command += [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost,
                 "--n", str(a.n), "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner,
                 "--serving", a.serving]
@@ -115,8 +125,8 @@ def run_smpi(a, program, transport, workers, work_dir):
     figures = dict(kv.split("=", 1) for kv in line.split()[1:])
     if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
         raise SystemExit(f"run.py: {transport}, {workers} workers ran {figures['iterations']} iterations of {a.n}")
-    wall, rss = time_v(done.stderr)
-    figures.update(wall=wall or time.time() - started, rss_mib=rss)
+    wall, cpu, rss = time_v(done.stderr)
+    figures.update(wall=wall or time.time() - started, cpu=cpu, rss_mib=rss)
     return figures, platform
 
 
@@ -160,6 +170,8 @@ def parse_args():
     p.add_argument("--claim", type=seconds, help="the model's master work per request (default: the code's)")
     p.add_argument("--wait", default="block", choices=["block", "poll"],
                    help="how ranks that serve nobody wait: block in MPI_Wait (default) or poll as serving ranks do")
+    p.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
+                   help="one more SimGrid setting for smpirun, after the ones above (repeatable)")
     p.add_argument("--json", help="write every row here")
     p.add_argument("--check", action="store_true", help="exit 1 if code and model differ by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.10)
@@ -184,8 +196,8 @@ def main():
         return SKIPPED
     rows, worst = [], 0.0
     print("| transport | workers | ranks | code: makespan (s) | efficiency | master busy | model: makespan (s) "
-          "| efficiency | master busy | model/code | claim (us) | polls | blocked waits | wall (s) | memory (MiB) |")
-    print("| --- " * 15 + "|")
+          "| efficiency | master busy | model/code | claim (us) | polls | blocked waits | wall (s) | CPU (s) | memory (MiB) |")
+    print("| --- " * 16 + "|")
     for transport in a.transport.split(","):
         for workers in (int(w) for w in a.workers.split(",")):
             for attempt in range(1, a.attempts + 1):
@@ -197,7 +209,8 @@ def main():
                 print(f"| {transport} | {workers} | {code['ranks']} | {float(code['makespan']):.4f} | "
                       f"{float(code['efficiency']):.3f} | {float(code['master_busy']):.3f} | {model['makespan']:.4f} | "
                       f"{model['efficiency']:.3f} | {model['master_busy']:.3f} | {ratio:.3f} | {claim * 1e6:.2f} | "
-                      f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['rss_mib']:.0f} |",
+                      f"{int(code['polls']):,} | {int(code['blocked']):,} | {code['wall']:.1f} | {code['cpu']:.1f} | "
+                      f"{code['rss_mib']:.0f} |",
                       flush=True)
                 if not a.check or abs(ratio - 1) <= a.tolerance:
                     break

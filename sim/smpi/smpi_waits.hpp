@@ -1,6 +1,8 @@
 // How simulated ranks wait (waits.cpp): which may block, and what waiting cost.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
 
 namespace selfsched::smpi {
@@ -15,5 +17,9 @@ struct wait_counts {
   std::int64_t tests = 0, blocked = 0, polls = 0;
 };
 wait_counts waits();
+
+// MPI_Test of a request that may be a tree allreduce's (tree_allreduce.cpp):
+// false when it is not one, and the caller tests it as usual.
+bool test_tree_allreduce(MPI_Request* request, int* flag, MPI_Status* status);
 
 }  // namespace selfsched::smpi

@@ -69,6 +69,12 @@ wait_counts waits() { return counts; }
 
 extern "C" int selfsched_smpi_test(MPI_Request* request, int* flag, MPI_Status* status) {
   ++counts.tests;
+  if (selfsched::smpi::test_tree_allreduce(request, flag, status)) {  // tree_allreduce.cpp
+    rank_wait& w = mine();
+    if (!*flag) w.pending = request, w.request = *request;  // the tree's next receive
+    else w.pending = nullptr;
+    return MPI_SUCCESS;
+  }
   // SMPI 3.32 sets no flag for MPI_REQUEST_NULL when the status is ignored
   // (MPI: true, with an empty status). The bridge never tests a null
   // request; after the wait below it does.
