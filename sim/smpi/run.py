@@ -50,6 +50,18 @@ SMPI_CONFIG = [
     "smpi/reduce:binomial",
     "contexts/stack-size:256",         # KiB a rank: the bridge's stack is shallow
 ]
+# How the bridge's own CPU time between MPI calls is charged (--code-time).
+# host: as SMPI measures it on this machine, with the thread's CPU clock.
+# That clock is read by a system call at every MPI call's entry and exit,
+# and on a paravirtualized VM such a call and any interrupt landing between
+# two MPI calls cost far more than the code between them: an empty
+# MPI_Iprobe loop is charged 1.75-2 us a call here (native Open MPI: 0.08 us),
+# and serving ranks see bursts of 35-50 us with no code of ours running
+# (docs/simulation.md, "What the host's clock charges").
+# none: not charged; an MPI call costs its injected time above and the
+# network its messages, the bridge's own instructions nothing (perf: under
+# 1% of the simulation's host time is in them).
+CODE_TIME = {"host": [], "none": ["smpi/simulate-computation:no"]}
 
 
 def seconds(text):
@@ -112,7 +124,7 @@ def run_smpi(a, program, transport, workers, work_dir):
     env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
     command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
                "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
-    command += [f"--cfg={c}" for c in SMPI_CONFIG + a.cfg]
+    command += [f"--cfg={c}" for c in SMPI_CONFIG + CODE_TIME[a.code_time] + a.cfg]
     command += [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost,
                 "--n", str(a.n), "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner,
                 "--serving", a.serving]
@@ -170,6 +182,8 @@ def parse_args():
     p.add_argument("--claim", type=seconds, help="the model's master work per request (default: the code's)")
     p.add_argument("--wait", default="block", choices=["block", "poll"],
                    help="how ranks that serve nobody wait: block in MPI_Wait (default) or poll as serving ranks do")
+    p.add_argument("--code-time", default="host", choices=sorted(CODE_TIME),
+                   help="the bridge's CPU time between MPI calls: as measured on this host (default) or not charged")
     p.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
                    help="one more SimGrid setting for smpirun, after the ones above (repeatable)")
     p.add_argument("--json", help="write every row here")
