@@ -171,13 +171,13 @@ std::int32_t reduce(ident* loc, std::int32_t gtid, std::int32_t vars, std::size_
     return updates ? 1 : 0;
   }
   if (updates) return 1;  // __kmpc_end_reduce merges and lets the others go
-  if (m->thread == 0) {
-    // This rank updates nothing: the reduction's barrier is here.
-    region_state& r = process().region();
-    if (r.abort_here.load() || !process().merge_shared()) r.replay.store(true);
-  }
-  local_barrier(loc, gtid);
-  if (process().region().replay.load()) std::longjmp(m->again, 1);
+  // The reduction's barrier, a synchronization point, for every other
+  // thread: the same two barriers rank 0's thread 0 meets in
+  // __kmpc_end_reduce, each rank's thread 0 merging between them. (One
+  // barrier here left rank 0's other threads a barrier short of its thread
+  // 0: a blocking reduction, `omp for reduction` in a region or any flang
+  // reduction, hung with two threads a rank.)
+  synchronize(loc, gtid, *m);
   return 0;
 }
 

@@ -141,6 +141,28 @@ static int reductions(void) {
                                  prod == e_prod && !memcmp(section, e_section, sizeof section));
 }
 
+// Reductions of worksharing loops inside a region: without nowait the
+// compiler calls the blocking __kmpc_reduce / __kmpc_end_reduce (flang does
+// for every reduction), whose barrier every thread of every rank meets.
+static int loop_reductions(void) {
+  long long sum = 0;
+  double dmax = -1;
+  int last_team = 0;
+  #pragma omp parallel
+  {
+    #pragma omp for reduction(+:sum)
+    for (int i = 0; i < N; ++i) sum += i;
+    #pragma omp for schedule(dynamic, 64) reduction(max:dmax)
+    for (int i = 0; i < N; ++i) dmax = value(i) > dmax ? value(i) : dmax;
+    #pragma omp for reduction(+:sum)
+    for (int i = 0; i < N; ++i) sum += 2;
+    #pragma omp single
+    last_team = omp_get_num_threads();
+  }
+  printf("loop_reductions %lld %.3f\n", sum, dmax);
+  return check("loop_reductions", sum == (long long)N * (N - 1) / 2 + 2LL * N && dmax == 124.875 && last_team > 0);
+}
+
 static int lastprivate(void) {
   int ls = -1, lc = -1, ld = -1;
   #pragma omp parallel for lastprivate(ls)
@@ -450,7 +472,7 @@ int main(int argc, char** argv) {
   struct { const char* name; int (*run)(void); } cases[] = {
     {"static_globals", static_globals}, {"heap_before", heap_before}, {"main_locals", main_locals},
     {"interleaved_bytes", interleaved_bytes}, {"structs", structs}, {"per_thread", per_thread},
-    {"reductions", reductions}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
+    {"reductions", reductions}, {"loop_reductions", loop_reductions}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
     {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules},
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},

@@ -41,6 +41,15 @@ program openmp_cases_fortran
   print '(a, f16.3, i8)', 'fortran reductions', total, largest
   call verdict('fortran reductions', total == expected .and. largest == expected_largest)
 
+  total = 0
+  !$omp parallel do reduction(+:total)
+  do i = 1, n
+    total = total + 3 * value(i)
+  end do
+  !$omp end parallel do
+  print '(a, f16.3)', 'fortran static reduction', total
+  call verdict('fortran static reduction', total == expected)
+
   do step = 1, 20
     call smooth()
   end do
