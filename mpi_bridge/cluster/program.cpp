@@ -478,6 +478,9 @@ std::string describe_flags(std::uint32_t flags) {
     return "wrote to a file serial code opened: only rank 0 writes files, so a parallel region that writes them runs on "
            "every rank";
   if (flags & flag_critical) return "entered a critical section or took an OpenMP lock (its updates were made to its own copy)";
+  if (flags & flag_reduction_pointers)
+    return "reduced variables whose private copies hold pointers (a Fortran array's descriptor, a C++ container), "
+           "which cannot move between ranks";
   return "ran a construct that cannot be shared across ranks";
 }
 

@@ -5,6 +5,7 @@
 // forwards to the runtime untouched.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -104,11 +105,26 @@ struct reduction_message {
 using reduce_function = void (*)(void* lhs, void* rhs);
 
 // Is `list` (the reduction's list of addresses, list_bytes long) made of
-// addresses inside [low, high) and small numbers (array sections' sizes)?
-bool list_within(void* list, std::size_t list_bytes, std::uintptr_t low, std::uintptr_t high) {
+// addresses inside [low, high) and small numbers (array sections' sizes),
+// each private copy there holding its value, not a pointer? The copy moves
+// to rank 0 as bytes; a pointer in it still names an address of the other
+// rank, where rank 0 has its own bytes (the stacks and the heap are laid out
+// alike): flang's descriptor of a privatized array points to the array
+// beside it on the stack, or in the heap, and rank 0 added its own partial
+// sum twice, silently. So a copy whose first word points into the stack
+// stretch or the program's heap makes the region run replicated (as a value
+// that happens to equal such an address does: slower, never wrong). A
+// pointer past a copy's first word is not seen.
+bool list_within(void* list, std::size_t list_bytes, std::uintptr_t low, std::uintptr_t high, const program_heap& heap) {
   const auto* entries = static_cast<const std::uintptr_t*>(list);
-  for (std::size_t i = 0; i < list_bytes / sizeof(std::uintptr_t); ++i)
-    if (entries[i] >= (std::uintptr_t{1} << 20) && (entries[i] < low || entries[i] >= high)) return false;
+  for (std::size_t i = 0; i < list_bytes / sizeof(std::uintptr_t); ++i) {
+    const std::uintptr_t e = entries[i];
+    if (e < (std::uintptr_t{1} << 20)) continue;
+    if (e < low || e >= high) return false;
+    std::uintptr_t first = 0;
+    std::memcpy(&first, reinterpret_cast<const void*>(e), std::min<std::uintptr_t>(sizeof first, high - e));
+    if ((first >= low && first < high) || heap.contains(reinterpret_cast<const void*>(first))) return false;
+  }
   return true;
 }
 
@@ -117,8 +133,8 @@ void combine_ranks(void* list, std::size_t list_bytes, reduce_function combine) 
   region_state& r = p.region();
   const auto low = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   const std::uintptr_t high = r.fork_sp;
-  const bool fits = list_within(list, list_bytes, low, high);
-  if (!fits) r.flags.fetch_or(flag_unshareable);
+  const bool fits = list_within(list, list_bytes, low, high, p.heap());
+  if (!fits) r.flags.fetch_or(flag_reduction_pointers);
   std::vector<std::byte> message;
   if (p.rank() != 0) {
     runtime_scope scope;  // cluster mode's memory, not the program's
@@ -135,7 +151,7 @@ void combine_ranks(void* list, std::size_t list_bytes, reduce_function combine) 
     reduction_message head{};
     std::memcpy(&head, bytes.data(), sizeof head);
     if (head.unshareable || head.list_bytes != list_bytes) {
-      r.flags.fetch_or(flag_unshareable);
+      r.flags.fetch_or(flag_reduction_pointers);
       continue;
     }
     // The other rank's copies, here, and its list pointing at them.
