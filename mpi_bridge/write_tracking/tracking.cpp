@@ -350,6 +350,21 @@ SELFSCHED_READS_PROGRAM_MEMORY bool swap_byte(std::byte* at, std::byte before, s
                                      __ATOMIC_SEQ_CST);
 }
 
+// Eight bytes at once, the same way: false when this rank changed one of
+// them (then each goes byte by byte), or when they hold what the shadow
+// holds already.
+SELFSCHED_READS_PROGRAM_MEMORY bool swap_word(std::byte* at, std::byte* shadow, const std::byte* theirs) {
+  std::uint64_t expected, wanted;
+  std::memcpy(&expected, shadow, 8);
+  std::memcpy(&wanted, theirs, 8);
+  if (expected == wanted) return true;
+  if (!__atomic_compare_exchange_n(reinterpret_cast<std::uint64_t*>(at), &expected, wanted, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST))
+    return false;
+  std::memcpy(shadow, &wanted, 8);
+  return true;
+}
+
 }  // namespace
 
 page_tracker::early_result page_tracker::apply_early(diff_reader& reader, const std::vector<address_range>& ranges) {
@@ -369,14 +384,24 @@ page_tracker::early_result page_tracker::apply_early(diff_reader& reader, const 
       if (swap_byte(memory + at, shadow[at], value)) shadow[at] = value;
       else result.clashed = true;
     };
+    // `theirs`: the page's bytes as the other rank has them where `wanted`
+    // says (bit k of byte group at/8: byte at + k), its shadow's elsewhere.
+    const auto put_group = [&](std::size_t at, const std::byte* theirs, unsigned wanted) {
+      if (wanted == 0xff && at >= from && swap_word(memory + at, shadow + at, theirs)) return;
+      for (unsigned k = 0; k < 8; ++k)
+        if (wanted & (1u << k)) put(at + k, theirs[k]);
+    };
     if (page.mask != nullptr) {
-      for (std::size_t at = next_bit(page.mask, 0, true); at < page_bytes; at = next_bit(page.mask, at + 1, true))
-        put(at, page.data[at]);
+      for (std::size_t at = 0; at < page_bytes; at += 8)
+        put_group(at, page.data + at, static_cast<unsigned>(page.mask[at / 64] >> (at % 64) & 0xff));
       continue;
     }
     const std::byte* data = page.data;
     for (const byte_run& run : page.runs) {
-      for (std::size_t i = 0; i < run.length; ++i) put(run.offset + i, data[i]);
+      std::size_t i = 0;
+      for (; i < run.length && (run.offset + i) % 8 != 0; ++i) put(run.offset + i, data[i]);
+      for (; i + 8 <= run.length; i += 8) put_group(run.offset + i, data + i, 0xff);
+      for (; i < run.length; ++i) put(run.offset + i, data[i]);
       data += run.length;
     }
   }

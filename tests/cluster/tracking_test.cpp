@@ -101,7 +101,10 @@ TEST_P(Tracking, EarlyWritesAreNotOwnChangesAndRollBack) {
   theirs[100] = std::byte{0x5a};  // both ranks changed it
   theirs[101] = static_cast<std::byte>(start[5 * page_bytes + 101] ^ 0xff);
   theirs[200] = static_cast<std::byte>(start[5 * page_bytes + 200] ^ 0x0f);
-  const byte_run runs[] = {{100, 2}, {200, 1}};
+  for (std::size_t i = 512; i < 528; ++i) theirs[i] ^= std::byte{0x33};   // whole words
+  for (std::size_t i = 1024; i < 1032; ++i) theirs[i] ^= std::byte{0x44};  // a word with one byte of ours
+  five[1027] = static_cast<unsigned char>(start[5 * page_bytes + 1027] ^ 0x80);
+  const byte_run runs[] = {{100, 2}, {200, 1}, {512, 16}, {1024, 8}};
   std::vector<std::byte> blob(1 << 16);
   diff_writer w(blob.data(), blob.size());
   w.begin({});
@@ -114,15 +117,22 @@ TEST_P(Tracking, EarlyWritesAreNotOwnChangesAndRollBack) {
   EXPECT_EQ(five[100], static_cast<unsigned char>(start[5 * page_bytes + 100] + 1));  // ours stays
   EXPECT_EQ(five[101], static_cast<unsigned char>(theirs[101]));
   EXPECT_EQ(five[200], static_cast<unsigned char>(theirs[200]));
-  // This rank's diff holds its own byte only.
+  for (std::size_t i = 512; i < 528; ++i) EXPECT_EQ(five[i], static_cast<unsigned char>(theirs[i])) << i;
+  for (std::size_t i = 1024; i < 1032; ++i)
+    EXPECT_EQ(five[i], i == 1027 ? static_cast<unsigned char>(start[5 * page_bytes + 1027] ^ 0x80)
+                                 : static_cast<unsigned char>(theirs[i]))
+        << i;
+  // This rank's diff holds its own bytes only.
   const auto mine = diffs();
   diff_reader r(mine.data(), mine.size());
   page_diff page;
   ASSERT_TRUE(r.next(page));
   ASSERT_EQ(page.mask, nullptr);
-  ASSERT_EQ(page.runs.size(), 1u);
+  ASSERT_EQ(page.runs.size(), 2u);
   EXPECT_EQ(page.runs[0].offset, 100);
   EXPECT_EQ(page.runs[0].length, 1);
+  EXPECT_EQ(page.runs[1].offset, 1027);
+  EXPECT_EQ(page.runs[1].length, 1);
   EXPECT_FALSE(r.next(page));
   tracker.roll_back_window();
   tracker.roll_back_region();
