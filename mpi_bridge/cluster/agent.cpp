@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "channel.hpp"
+#include "common/settings.hpp"
+#include "early_writes_relay.hpp"
 #include "regions/engine.hpp"
 #include "launch.hpp"
 #include "mpi_wait.hpp"
@@ -58,14 +60,21 @@ constexpr std::int64_t finish_kind = 1000;
 
 class agent {
  public:
-  agent(MPI_Comm comm, channel& ch, mpi::detail::engine& loops) : comm_(comm), channel_(ch), loops_(loops) {
+  agent(MPI_Comm comm, channel& ch, mpi::detail::engine& loops, std::chrono::milliseconds early_after)
+      : comm_(comm), channel_(ch), loops_(loops), early_(comm, ch, early_after, program_ended) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &ranks_);
   }
 
   // Serves the program until it ends; returns its exit status.
   int serve(pid_t program) {
-    while (channel_.wait_request(program_ended)) handle();
+    // While the program computes, other ranks' early writes are served
+    // every 2 ms (early_writes_relay.hpp).
+    const auto idle = [](void* self) {
+      auto* a = static_cast<agent*>(self);
+      a->early_.while_program_runs([a] { a->stop_if_program_killed(); });
+    };
+    while (channel_.wait_request(program_ended, idle, this, 2000)) handle();
     int status = 0;
     waitpid(program, &status, 0);
     if (WIFSIGNALED(status)) {
@@ -75,6 +84,7 @@ class agent {
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 70;
     announce(finish_kind, code);
+    early_.drop_offers();
     return code;
   }
 
@@ -119,7 +129,12 @@ class agent {
     std::vector<std::int64_t> all(2 * static_cast<std::size_t>(ranks_));
     MPI_Request r;
     MPI_Iallgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, comm_, &r);
-    wait_quietly(r);
+    early_.collective_begins();
+    const bool merge = kind == static_cast<std::int64_t>(request_kind::exchange) && channel_.control().merge_window != 0;
+    wait_without_spinning(r, std::chrono::milliseconds(1), [this, merge] {
+      stop_if_program_killed();
+      early_.while_waiting(merge);
+    });
     std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks_));
     for (int q = 0; q < ranks_; ++q) {
       counts[q] = all[2 * q + 1];
@@ -188,12 +203,6 @@ class agent {
     std::abort();
   }
 
-  // Waits for a collective without holding a core: the program's threads
-  // may be computing on it.
-  void wait_quietly(MPI_Request& r) {
-    wait_without_spinning(r, std::chrono::milliseconds(1), [this] { stop_if_program_killed(); });
-  }
-
   // After announce(): every rank is in the exchange, its bytes ready; only
   // the transfer is left, and it needs MPI called.
   void wait_for_bytes(MPI_Request& r) {
@@ -216,6 +225,7 @@ class agent {
   MPI_Comm comm_;
   channel& channel_;
   mpi::detail::engine& loops_;
+  early_writes_relay early_;
   int rank_ = 0, ranks_ = 1;
 };
 
@@ -369,7 +379,8 @@ int main(int argc, char** argv) {
   {
     // The program's dynamic loops: outer chunks from the bridge's transports.
     selfsched::mpi::detail::engine loops(comm, selfsched::mpi::options(), selfsched::mpi::detail::serving::program_elsewhere);
-    agent a(comm, ch, loops);
+    const double early_ms = selfsched::mpi::detail::current_settings(rank == 0).early_writes_ms;
+    agent a(comm, ch, loops, std::chrono::milliseconds(early_ms < 0 ? -1 : static_cast<long>(early_ms)));
     code = a.serve(pid);
   }
   input->finish();

@@ -72,8 +72,11 @@ void channel::call() {
   wait_change(c.reply_seq, reply);
 }
 
-bool channel::wait_request(const std::atomic<bool>& stop) {
+bool channel::wait_request(const std::atomic<bool>& stop) { return wait_request(stop, nullptr, nullptr, 0); }
+
+bool channel::wait_request(const std::atomic<bool>& stop, void (*idle)(void*), void* context, long period_us) {
   channel_control& c = control();
+  const timespec period{period_us / 1000000, (period_us % 1000000) * 1000};
   for (;;) {
     const std::uint32_t events = c.agent_events.load(std::memory_order_acquire);
     if (stop.load(std::memory_order_acquire)) return false;
@@ -82,7 +85,12 @@ bool channel::wait_request(const std::atomic<bool>& stop) {
       seen_request_ = now;
       return true;
     }
-    futex_wait(c.agent_events, events);
+    if (idle == nullptr) {
+      futex_wait(c.agent_events, events);
+      continue;
+    }
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&c.agent_events), FUTEX_WAIT, events, &period, nullptr, 0);
+    if (c.agent_events.load(std::memory_order_acquire) == events) idle(context);
   }
 }
 

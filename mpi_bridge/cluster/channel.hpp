@@ -53,6 +53,20 @@ struct channel_control {
   std::uint64_t outgoing_bytes = 0;
   char text[4096] = {};
   received_block received[channel_max_ranks];  // exchange, gather (rank 0): where each rank's bytes landed
+  // Early writes (early_writes.hpp). The program: `merge_window` is 1 while
+  // an exchange carries a shared region's diffs (set with the request), and
+  // `shared_window` 1 while its threads compute in a shared region between
+  // two synchronization points. Its helper thread sets `applying` while it
+  // writes another rank's diffs into memory; a merge waits for it to end.
+  std::uint32_t merge_window = 0;
+  alignas(64) std::atomic<std::uint32_t> shared_window{0};
+  alignas(64) std::atomic<std::uint32_t> applying{0};
+  // The agent puts another rank's diffs in the early area, sets
+  // `early_bytes` and bumps `early_seq`; the helper bumps `early_done` when
+  // they are applied (or refused: the window had ended).
+  alignas(64) std::atomic<std::uint32_t> early_seq{0};
+  alignas(64) std::atomic<std::uint32_t> early_done{0};
+  std::uint64_t early_bytes = 0;
 };
 
 // The file's layout.
@@ -62,7 +76,9 @@ struct channel_layout {
   static constexpr std::size_t incoming_bytes = std::size_t{48} << 30;
   static constexpr std::size_t outgoing_offset = control_bytes;
   static constexpr std::size_t incoming_offset = control_bytes + outgoing_bytes;
-  static constexpr std::size_t total = incoming_offset + incoming_bytes;
+  static constexpr std::size_t early_bytes = std::size_t{16} << 30;
+  static constexpr std::size_t early_offset = incoming_offset + incoming_bytes;
+  static constexpr std::size_t total = early_offset + early_bytes;
 };
 
 class channel {
@@ -77,6 +93,7 @@ class channel {
   channel_control& control() const { return *reinterpret_cast<channel_control*>(base_); }
   std::byte* outgoing() const { return base_ + channel_layout::outgoing_offset; }
   std::byte* incoming() const { return base_ + channel_layout::incoming_offset; }
+  std::byte* early() const { return base_ + channel_layout::early_offset; }
 
   // The program's side: sends control().kind / args / text / outgoing_bytes
   // as set by the caller and waits for the answer.
@@ -84,6 +101,9 @@ class channel {
   // The agent's side: waits for the next request (false when `stop` became
   // true, checked when woken); answer() wakes the program.
   bool wait_request(const std::atomic<bool>& stop);
+  // The same, calling `idle(context)` every `period_us` microseconds while
+  // no request comes (the agent serves other ranks' early writes then).
+  bool wait_request(const std::atomic<bool>& stop, void (*idle)(void*), void* context, long period_us);
   void answer();
   // Wakes a wait_request (the agent's own signal handler).
   void wake_agent();

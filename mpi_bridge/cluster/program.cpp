@@ -158,6 +158,7 @@ void cluster_process::begin_program() {
   }
   set_thread_arena(0, false);
   program_begun_ = true;
+  if (ranks_ > 1) start_early_writes_helper();
 }
 
 const std::vector<int>& cluster_process::threads_per_rank() {
@@ -225,6 +226,7 @@ std::uint64_t memory_layout::hash() const {
 
 std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes, request_kind kind) {
   runtime_scope scope;
+  close_shared_window();  // nothing is applied early while ranks talk
   std::lock_guard hold(link_lock_);
   channel_control& c = channel_->control();
   c.kind = kind;
@@ -311,6 +313,7 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
     r.unchecked = true;
     ++sites_[site].unchecked_runs;
   }
+  if (r.shared) open_shared_window();
   return r.shared;
 }
 
@@ -406,6 +409,7 @@ void cluster_process::end_region() {
     finished_ = std::move(f);
   }
   r.rank_times.clear();
+  close_shared_window();
   tracker_.end_region();
   region_.active = false;
   region_.args.clear();
@@ -489,6 +493,7 @@ std::string describe_flags(std::uint32_t flags) {
 bool cluster_process::merge_shared(bool region_end) {
   runtime_scope scope;
   region_state& r = region_;
+  close_shared_window();  // before the diffs are read: no early write may come between
   const std::int64_t began = omp::bridge::now_ns();
   struct account {
     region_state& r;
@@ -524,7 +529,11 @@ bool cluster_process::merge_shared(bool region_end) {
     diff_reader mine(channel_->outgoing(), sent);
     record.pages_sent += mine.header().pages;
   }
+  // This exchange carries the window's diffs: the agent may send them to a
+  // rank that has not come yet (early_writes.cpp).
+  channel_->control().merge_window = 1;
   const auto blobs = exchange(sent);
+  channel_->control().merge_window = 0;
   bool conflicted = false;
   for (int q = 0; q < ranks_ && !conflicted; ++q) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
@@ -562,6 +571,7 @@ bool cluster_process::merge_shared(bool region_end) {
   // After the others' runs (an arena may have grown); at the region's end
   // nothing will be rolled back to its start.
   tracker_.finish_merge(tracked_ranges(), !region_end);
+  if (!region_end) open_shared_window();
   return true;
 }
 

@@ -130,6 +130,14 @@ class cluster_process {
   // rank's program is changing one).
   std::vector<std::span<const std::byte>> exchange_file_change(std::span<const std::byte> bytes);
 
+  // Early writes (early_writes.cpp): while this rank's threads compute in a
+  // shared region, another rank that waits at the synchronization point may
+  // send its diffs of the window ahead of the merge; a helper thread of this
+  // process applies them (page_tracker::apply_early).
+  void start_early_writes_helper();
+  // The helper's work for one blob the agent put in the channel's early area.
+  void apply_early_writes();
+
   // Ends the job with one message, from the rank that knows.
   [[noreturn]] void stop(const std::string& message);
   // The same when every rank reached the decision: rank 0 says it, the
@@ -146,6 +154,11 @@ class cluster_process {
   memory_layout layout() const;
   std::vector<std::span<const std::byte>> exchange(std::size_t bytes, request_kind kind = request_kind::exchange);
   void reconcile(const std::vector<std::uintptr_t>& written);
+  // The helper may apply early writes from open until close; close waits
+  // for an apply under way to end (a merge, roll-back or exchange follows).
+  void open_shared_window();
+  void close_shared_window();
+  std::vector<address_range> early_ranges_;  // what the tracker covers in the open window
 
   static std::atomic<cluster_process*> instance_;
   std::mutex link_lock_;  // one request to the agent at a time

@@ -330,11 +330,82 @@ void page_tracker::apply(diff_reader& reader) {
   apply_diff(reader, [&](std::uintptr_t) { ++stats_.pages_applied; });
 }
 
-void page_tracker::keep_for_undo(std::uintptr_t page) {
-  if (undo_index_.count(page) != 0 || undo_used_ + page_bytes > undo_bytes) return;
+bool page_tracker::keep_for_undo(std::uintptr_t page) {
+  if (undo_index_.count(page) != 0) return true;
+  if (undo_used_ + page_bytes > undo_bytes) return false;
   std::memcpy(undo_ + undo_used_, shadow_of(page), page_bytes);
   undo_index_.emplace(page, undo_used_);
   undo_used_ += page_bytes;
+  return true;
+}
+
+namespace {
+
+// One byte of another rank's into memory, only if it still holds `before`
+// (no thread of this rank wrote it), atomically against this rank's threads.
+SELFSCHED_READS_PROGRAM_MEMORY bool swap_byte(std::byte* at, std::byte before, std::byte now) {
+  auto* p = reinterpret_cast<unsigned char*>(at);
+  auto expected = static_cast<unsigned char>(before);
+  return __atomic_compare_exchange_n(p, &expected, static_cast<unsigned char>(now), false, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST);
+}
+
+// Eight bytes at once, the same way: false when this rank changed one of
+// them (then each goes byte by byte), or when they hold what the shadow
+// holds already.
+SELFSCHED_READS_PROGRAM_MEMORY bool swap_word(std::byte* at, std::byte* shadow, const std::byte* theirs) {
+  std::uint64_t expected, wanted;
+  std::memcpy(&expected, shadow, 8);
+  std::memcpy(&wanted, theirs, 8);
+  if (expected == wanted) return true;
+  if (!__atomic_compare_exchange_n(reinterpret_cast<std::uint64_t*>(at), &expected, wanted, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST))
+    return false;
+  std::memcpy(shadow, &wanted, 8);
+  return true;
+}
+
+}  // namespace
+
+page_tracker::early_result page_tracker::apply_early(diff_reader& reader, const std::vector<address_range>& ranges) {
+  early_result result;
+  page_diff page;
+  while (reader.next(page)) {
+    const std::uintptr_t last = page.address + page_bytes - 1;
+    const bool inside = std::any_of(ranges.begin(), ranges.end(),
+                                    [&](const address_range& r) { return r.contains(page.address) && r.contains(last); });
+    std::byte* shadow = inside ? shadow_of(page.address) : nullptr;
+    const std::size_t from = shadow != nullptr ? lowest(page.address) : page_bytes;
+    if (from >= page_bytes || !keep_for_undo(page.address)) continue;
+    ++result.pages;
+    auto* memory = reinterpret_cast<std::byte*>(page.address);
+    const auto put = [&](std::size_t at, std::byte value) {
+      if (at < from || shadow[at] == value) return;
+      if (swap_byte(memory + at, shadow[at], value)) shadow[at] = value;
+      else result.clashed = true;
+    };
+    // `theirs`: the page's bytes as the other rank has them where `wanted`
+    // says (bit k of byte group at/8: byte at + k), its shadow's elsewhere.
+    const auto put_group = [&](std::size_t at, const std::byte* theirs, unsigned wanted) {
+      if (wanted == 0xff && at >= from && swap_word(memory + at, shadow + at, theirs)) return;
+      for (unsigned k = 0; k < 8; ++k)
+        if (wanted & (1u << k)) put(at + k, theirs[k]);
+    };
+    if (page.mask != nullptr) {
+      for (std::size_t at = 0; at < page_bytes; at += 8)
+        put_group(at, page.data + at, static_cast<unsigned>(page.mask[at / 64] >> (at % 64) & 0xff));
+      continue;
+    }
+    const std::byte* data = page.data;
+    for (const byte_run& run : page.runs) {
+      std::size_t i = 0;
+      for (; i < run.length && (run.offset + i) % 8 != 0; ++i) put(run.offset + i, data[i]);
+      for (; i + 8 <= run.length; i += 8) put_group(run.offset + i, data + i, 0xff);
+      for (; i < run.length; ++i) put(run.offset + i, data[i]);
+      data += run.length;
+    }
+  }
+  return result;
 }
 
 std::uint64_t page_tracker::hash_written(const std::vector<address_range>& ranges) {

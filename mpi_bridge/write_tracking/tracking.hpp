@@ -69,6 +69,22 @@ class page_tracker {
   bool write_diffs(const std::vector<address_range>& ranges, diff_writer& out);
   // Another rank's runs: written into memory.
   void apply(diff_reader& reader);
+  // Another rank's runs of the current window, before the window ends: that
+  // rank waits at the synchronization point while this one's threads still
+  // run, perhaps spinning on one of its writes (a flag set by a thread of
+  // the other rank; OpenMP lets a racy read see another thread's write at
+  // any time). Each byte goes into memory and into the shadow, so it does
+  // not count as this rank's own change, and only if this rank has not
+  // changed it (a compare-and-swap against the shadow: a byte both ranks
+  // changed stays this rank's, and the merge finds the conflict). A page's
+  // shadow from the region's start is kept first (roll_back_region); pages
+  // outside `ranges`, or with no room left to keep them, are left for the
+  // merge. The caller ensures no merge or roll-back runs meanwhile.
+  struct early_result {
+    std::uint64_t pages = 0;  // pages written into
+    bool clashed = false;     // a byte this rank had changed too
+  };
+  early_result apply_early(diff_reader& reader, const std::vector<address_range>& ranges);
   // The merge is over: every changed page's shadow is its content now (its
   // first shadow of the region kept for undo); pages found unchanged are
   // protected again.
@@ -117,7 +133,8 @@ class page_tracker {
   unsigned windows_worth_a_fault();
   // A hot page was found unchanged: protected again after protect_after_ such windows.
   void found_unchanged(std::uintptr_t page);
-  void keep_for_undo(std::uintptr_t page);
+  // false: the undo log is full (the page's region-start shadow is not kept).
+  bool keep_for_undo(std::uintptr_t page);
 
   int uffd_ = -1, pagemap_ = -1;
   address_range heap_{};

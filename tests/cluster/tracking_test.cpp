@@ -89,6 +89,56 @@ TEST_P(Tracking, AWindowAndARegionRollBack) {
   EXPECT_EQ(std::memcmp(memory, start.data(), start.size()), 0);
 }
 
+// Another rank's runs of the open window (early_writes.cpp): in memory, not
+// counted as this rank's changes, a byte this rank changed left to the
+// merge's conflict check, and gone again after a roll-back to the region's start.
+TEST_P(Tracking, EarlyWritesAreNotOwnChangesAndRollBack) {
+  std::vector<unsigned char> start(memory, memory + pages * page_bytes);
+  unsigned char* five = memory + 5 * page_bytes;
+  five[100] = static_cast<unsigned char>(start[5 * page_bytes + 100] + 1);  // this rank's own write
+  std::vector<std::byte> theirs(page_bytes);
+  std::memcpy(theirs.data(), five, page_bytes);
+  theirs[100] = std::byte{0x5a};  // both ranks changed it
+  theirs[101] = static_cast<std::byte>(start[5 * page_bytes + 101] ^ 0xff);
+  theirs[200] = static_cast<std::byte>(start[5 * page_bytes + 200] ^ 0x0f);
+  for (std::size_t i = 512; i < 528; ++i) theirs[i] ^= std::byte{0x33};   // whole words
+  for (std::size_t i = 1024; i < 1032; ++i) theirs[i] ^= std::byte{0x44};  // a word with one byte of ours
+  five[1027] = static_cast<unsigned char>(start[5 * page_bytes + 1027] ^ 0x80);
+  const byte_run runs[] = {{100, 2}, {200, 1}, {512, 16}, {1024, 8}};
+  std::vector<std::byte> blob(1 << 16);
+  diff_writer w(blob.data(), blob.size());
+  w.begin({});
+  ASSERT_TRUE(w.add_page(begin + 5 * page_bytes, theirs.data(), runs));
+  blob.resize(w.finish());
+  diff_reader reader(blob.data(), blob.size());
+  const page_tracker::early_result got = tracker.apply_early(reader, ranges);
+  EXPECT_EQ(got.pages, 1u);
+  EXPECT_TRUE(got.clashed);
+  EXPECT_EQ(five[100], static_cast<unsigned char>(start[5 * page_bytes + 100] + 1));  // ours stays
+  EXPECT_EQ(five[101], static_cast<unsigned char>(theirs[101]));
+  EXPECT_EQ(five[200], static_cast<unsigned char>(theirs[200]));
+  for (std::size_t i = 512; i < 528; ++i) EXPECT_EQ(five[i], static_cast<unsigned char>(theirs[i])) << i;
+  for (std::size_t i = 1024; i < 1032; ++i)
+    EXPECT_EQ(five[i], i == 1027 ? static_cast<unsigned char>(start[5 * page_bytes + 1027] ^ 0x80)
+                                 : static_cast<unsigned char>(theirs[i]))
+        << i;
+  // This rank's diff holds its own bytes only.
+  const auto mine = diffs();
+  diff_reader r(mine.data(), mine.size());
+  page_diff page;
+  ASSERT_TRUE(r.next(page));
+  ASSERT_EQ(page.mask, nullptr);
+  ASSERT_EQ(page.runs.size(), 2u);
+  EXPECT_EQ(page.runs[0].offset, 100);
+  EXPECT_EQ(page.runs[0].length, 1);
+  EXPECT_EQ(page.runs[1].offset, 1027);
+  EXPECT_EQ(page.runs[1].length, 1);
+  EXPECT_FALSE(r.next(page));
+  tracker.roll_back_window();
+  tracker.roll_back_region();
+  EXPECT_EQ(std::memcmp(memory, start.data(), start.size()), 0);
+}
+
 TEST_P(Tracking, TheStackBelowItsFloorIsNeverTouched) {
   const std::uintptr_t floor = begin + 10 * page_bytes + 100;
   tracker.set_stack(ranges[0], floor);

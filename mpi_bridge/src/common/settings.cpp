@@ -100,6 +100,21 @@ const setting_row<settings> table[] = {
      "on: a program mpirun starts is run on all its ranks as one OpenMP team (cluster mode, docs/cluster.md; "
      "what selfsched-mpirun --cluster sets, with libselfsched_cluster.so preloaded)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.cluster); }},
+    {"SELFSCHED_CLUSTER_EARLY_WRITES", "50",
+     "cluster mode: milliseconds a rank waits at a shared region's synchronization point for a rank that has not "
+     "come before it sends that rank its writes of the window, so a thread spinning on a flag another rank set "
+     "goes on (docs/cluster.md); off: never (such a spin waits for ever)",
+     [](std::string_view v, settings& s) {
+       if (v == "off") {
+         s.early_writes_ms = -1;
+         return std::string();
+       }
+       double ms = 0;
+       std::string error = parse_real(v, ms, 0.0, true);
+       if (!error.empty()) return std::string("valid: off or a number of milliseconds >= 0");
+       s.early_writes_ms = ms;
+       return error;
+     }},
     {"SELFSCHED_POOL_TRANSFER", "priority",
      "which tasks move between ranks (the mediations, receiver, sender): priority (current ones, highest priority "
      "first; ask when none is current) or threshold (any; ask when fewer than threads; docs/tasks.md)",

@@ -27,6 +27,7 @@ struct settings {
   pool_strategy strategy = pool_strategy::central;   // SELFSCHED_POOL_STRATEGY
   bool pool_by_threshold = false;                    // SELFSCHED_POOL_TRANSFER=threshold
   bool cluster = false;                              // SELFSCHED_CLUSTER
+  double early_writes_ms = 50;                       // SELFSCHED_CLUSTER_EARLY_WRITES (ms; < 0: off)
   writes_kind writes = writes_kind::warn;            // SELFSCHED_MPI_WRITES
 };
 
