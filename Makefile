@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test sim-smpi sanitize sanitize-address sanitize-thread sanitize-ci sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests peer-tests-cluster install clean
+.PHONY: all deps configure build test sim-smpi sanitize sanitize-address sanitize-thread sanitize-ci sanitize-quick fuzz demo matrix bench bench-omp bench-startup bench-cluster bench-gomp bench-tasks libomp-release libomp-patched peer-tests peer-tests-cluster stress-cluster-layout install clean
 
 all: build
 
@@ -158,6 +158,13 @@ peer-tests: build
 # clang on libomp (docs/results/cluster.md). Both run even when the first
 # fails. Fetches the sources once, as root; about 20 minutes here.
 PEER_RANKS ?= 2
+# Cluster mode's layout check under load: a program whose first OpenMP calls
+# come before its first region, many runs with busy loops beside it
+# (tests/cluster/layout_stress.sh; LAYOUT_ROUNDS x 4 runs).
+LAYOUT_ROUNDS ?= 10
+stress-cluster-layout: build
+	tests/cluster/layout_stress.sh $(BUILD)/bin/selfsched-mpirun $(LAYOUT_ROUNDS) $(BUILD)/bin/cluster_serial_arena side_by_side
+
 peer-tests-cluster: build
 	status=0; \
 	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \

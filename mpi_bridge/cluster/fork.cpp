@@ -161,8 +161,9 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
   }
   // Done, or back from a conflict (every thread of this rank, at the same
   // construct): the team joins at libomp's barrier after this function, and
-  // after_fork decides what comes next.
-  set_thread_arena(is_initial_thread() ? 0 : -1, false);
+  // after_fork decides what comes next. libomp's join is the runtime's work,
+  // on the initial thread too (after_fork gives it the serial arena back).
+  set_thread_arena(-1, false);
   in_member = false;
 }
 
@@ -204,6 +205,10 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
   // Replicated, every rank runs the region as one process would: with the
   // whole cluster-wide team.
   if (!shared) run_whole_team(p->region());
+  // libomp's fork, until run_member, is the runtime's work: what it asks the
+  // C library for there (OMP_DYNAMIC's scan of /proc opens a directory per
+  // process, sized by the machine's state) must not land in the serial arena.
+  set_thread_arena(-1, false);
   return {reinterpret_cast<void*>(&run_member), real};
 }
 
@@ -301,6 +306,7 @@ extern "C" __attribute__((visibility("hidden"))) void* selfsched_cluster_after_f
   region_state& r = p->region();
   if (!r.replay.load()) {
     p->end_region();
+    set_thread_arena(0, false);  // serial code again: the program's
     return nullptr;
   }
   runtime_scope scope;

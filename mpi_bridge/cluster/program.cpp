@@ -181,10 +181,10 @@ const std::vector<int>& cluster_process::threads_per_rank() {
   for (int q = 0; q < ranks_; ++q) {
     hello h{};
     std::memcpy(&h, all[static_cast<std::size_t>(q)].data(), sizeof h);
-    if (const char* part = mine.layout.differs_from(h.layout))
-      stop_everywhere("selfsched-mpirun --cluster: the program's memory is not laid out alike on rank " + std::to_string(rank_) +
-           " and rank " + std::to_string(q) + " (" + part +
-           ": another build of the program or of a library, or a different environment): its writes cannot be merged");
+    if (const std::string part = mine.layout.difference(h.layout, rank_, q); !part.empty())
+      stop_everywhere("selfsched-mpirun --cluster: the program's memory is not laid out alike on rank " +
+                      std::to_string(rank_) + " and rank " + std::to_string(q) + " (" + part +
+                      "): its writes cannot be merged");
     threads_per_rank_.push_back(static_cast<int>(std::max<std::int64_t>(1, h.threads)));
     power_per_thread_.push_back(h.power > 0 && std::isfinite(h.power) ? h.power / threads_per_rank_.back() : 1.0);
   }
@@ -203,25 +203,93 @@ std::vector<address_range> cluster_process::tracked_ranges() const {
 
 memory_layout cluster_process::layout() const {
   memory_layout l;
-  for (const address_range& d : module_data_) l.modules = mix(mix(l.modules, d.begin), d.end);
+  for (const address_range& d : module_data_) {
+    l.modules = mix(mix(l.modules, d.begin), d.end);
+    if (l.module_ranges < memory_layout::listed_ranges) l.module_data[l.module_ranges] = d;
+    ++l.module_ranges;
+  }
   l.stack_end = stack_.end;
   l.heap_base = heap_->geometry().base;
-  l.serial_heap = heap_->serial_fingerprint();
+  l.serial = heap_->serial_bookkeeping();
   l.fork_sp = region_.active ? region_.fork_sp : 0;
   return l;
 }
 
-const char* memory_layout::differs_from(const memory_layout& other) const {
-  if (modules != other.modules) return "the modules' static data";
-  if (stack_end != other.stack_end) return "the main stack";
-  if (heap_base != other.heap_base) return "the heap's place";
-  if (serial_heap != other.serial_heap) return "what serial code allocated";
-  if (fork_sp != other.fork_sp) return "the stack depth where the region began";
-  return nullptr;
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%#" PRIx64, v);
+  return text;
+}
+
+struct rank_pair {
+  int mine, other;
+};
+
+// "<what> is <mine> on rank r and <theirs> on rank q".
+std::string both(const std::string& what, const std::string& mine, const std::string& theirs, rank_pair ranks) {
+  return what + " is " + mine + " on rank " + std::to_string(ranks.mine) + " and " + theirs + " on rank " +
+         std::to_string(ranks.other);
+}
+
+std::string range_text(const address_range& r) { return "[" + hex(r.begin) + ", " + hex(r.end) + ")"; }
+
+// The serial arena: the first of its fresh-byte mark and free lists that
+// differs. Serial code that allocated more on one rank moves the mark.
+std::string serial_difference(const program_heap::bookkeeping& a, const program_heap::bookkeeping& b, rank_pair ranks) {
+  if (a.bump != b.bump) {
+    const bool mine_more = a.bump > b.bump;
+    return both("the serial arena's next fresh byte", hex(a.bump), hex(b.bump), ranks) + ": rank " +
+           std::to_string(mine_more ? ranks.mine : ranks.other) + " allocated " +
+           std::to_string(mine_more ? a.bump - b.bump : b.bump - a.bump) + " bytes more";
+  }
+  for (int c = 0; c < program_heap::class_count; ++c)
+    if (a.free_lists[c] != b.free_lists[c])
+      return both("the first free block of " + std::to_string(program_heap::class_size(c)) + " bytes",
+                  hex(a.free_lists[c]), hex(b.free_lists[c]), ranks);
+  return both("the first free large block", hex(a.large_free), hex(b.large_free), ranks);
+}
+
+std::string modules_difference(const memory_layout& a, const memory_layout& b, rank_pair ranks) {
+  const std::uint32_t listed = std::min<std::uint32_t>({a.module_ranges, b.module_ranges, memory_layout::listed_ranges});
+  for (std::uint32_t i = 0; i < listed; ++i)
+    if (a.module_data[i].begin != b.module_data[i].begin || a.module_data[i].end != b.module_data[i].end)
+      return both("data range " + std::to_string(i), range_text(a.module_data[i]), range_text(b.module_data[i]),
+                  ranks);
+  if (a.module_ranges != b.module_ranges)
+    return both("the number of data ranges", std::to_string(a.module_ranges), std::to_string(b.module_ranges),
+                ranks);
+  return "a data range past the first " + std::to_string(memory_layout::listed_ranges) + " differs";
+}
+
+bool same_bookkeeping(const program_heap::bookkeeping& a, const program_heap::bookkeeping& b) {
+  return a.bump == b.bump && a.large_free == b.large_free &&
+         std::equal(std::begin(a.free_lists), std::end(a.free_lists), std::begin(b.free_lists));
+}
+
+}  // namespace
+
+std::string memory_layout::difference(const memory_layout& other, int my_rank, int other_rank) const {
+  const rank_pair ranks{my_rank, other_rank};
+  if (modules != other.modules) return "the modules' static data: " + modules_difference(*this, other, ranks);
+  if (stack_end != other.stack_end)
+    return "the main stack: " + both("its top", hex(stack_end), hex(other.stack_end), ranks);
+  if (heap_base != other.heap_base)
+    return "the heap's place: " + both("its base", hex(heap_base), hex(other.heap_base), ranks);
+  if (!same_bookkeeping(serial, other.serial))
+    return "what serial code allocated: " + serial_difference(serial, other.serial, ranks);
+  if (fork_sp != other.fork_sp)
+    return "the stack depth where the region began: " +
+           both("the encountering frame", hex(fork_sp), hex(other.fork_sp), ranks);
+  return {};
 }
 
 std::uint64_t memory_layout::hash() const {
-  return mix(mix(mix(mix(mix(0xcbf29ce484222325ULL, modules), stack_end), heap_base), serial_heap), fork_sp);
+  std::uint64_t h = mix(mix(mix(0xcbf29ce484222325ULL, modules), stack_end), heap_base);
+  h = mix(h, serial.bump);
+  for (std::uintptr_t head : serial.free_lists) h = mix(h, head);
+  return mix(mix(h, serial.large_free), fork_sp);
 }
 
 std::vector<std::span<const std::byte>> cluster_process::exchange(std::size_t bytes, request_kind kind) {
@@ -490,6 +558,38 @@ std::string describe_flags(std::uint32_t flags) {
 
 }  // namespace
 
+void cluster_process::stop_unless_laid_out_alike(const std::vector<std::span<const std::byte>>& blobs) {
+  // Every rank reads the same headers, so every rank takes the same branch
+  // here, and the exchange below is met by all of them.
+  bool alike = true;
+  std::uint64_t first = 0;
+  for (int q = 0; q < ranks_; ++q) {
+    diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
+    if (!reader.valid()) stop_everywhere("selfsched-mpirun --cluster: rank " + std::to_string(q) + " sent a damaged merge");
+    if (q == 0) first = reader.header().layout;
+    alike = alike && reader.header().layout == first;
+  }
+  if (alike) return;
+  // The hashes only say that something differs: the whole layouts say what.
+  const memory_layout mine = layout();
+  std::memcpy(channel_->outgoing(), &mine, sizeof mine);
+  const auto all = exchange(sizeof mine);
+  std::string part = "the layouts' hashes differ, the layouts do not";
+  int other = 0;
+  for (int q = 0; q < ranks_; ++q) {
+    memory_layout theirs;
+    std::memcpy(&theirs, all[static_cast<std::size_t>(q)].data(), sizeof theirs);
+    if (std::string d = mine.difference(theirs, rank_, q); !d.empty()) {
+      part = std::move(d);
+      other = q;
+      break;
+    }
+  }
+  stop_everywhere("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
+                  std::to_string(rank_) + " and rank " + std::to_string(other) + " (" + part +
+                  "): its writes cannot be merged");
+}
+
 bool cluster_process::merge_shared(bool region_end) {
   runtime_scope scope;
   region_state& r = region_;
@@ -534,14 +634,10 @@ bool cluster_process::merge_shared(bool region_end) {
   channel_->control().merge_window = 1;
   const auto blobs = exchange(sent);
   channel_->control().merge_window = 0;
+  stop_unless_laid_out_alike(blobs);
   bool conflicted = false;
   for (int q = 0; q < ranks_ && !conflicted; ++q) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
-    if (!reader.valid()) stop_everywhere("selfsched-mpirun --cluster: rank " + std::to_string(q) + " sent a damaged merge");
-    if (reader.header().layout != h.layout)
-      stop_everywhere("selfsched-mpirun --cluster: the program's memory is no longer laid out alike on rank " +
-           std::to_string(rank_) + " and rank " + std::to_string(q) +
-           " (its serial code allocated differently): its writes cannot be merged");
     r.rank_times.resize(static_cast<std::size_t>(ranks_));
     r.rank_times[static_cast<std::size_t>(q)] = {reader.header().computed_ns, reader.header().synchronized_ns};
     if ((reader.header().flags & ~std::uint32_t{flag_wrote_output}) != 0) {

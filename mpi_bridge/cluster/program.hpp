@@ -52,14 +52,19 @@ struct region_state {
 };
 
 // Where the program's memory sits: equal on every rank, or their writes
-// cannot be merged page by page.
+// cannot be merged page by page. Kept whole (not hashed) so that a
+// difference names its part and the first address that differs.
 struct memory_layout {
+  static constexpr int listed_ranges = 64;  // module data ranges compared one by one; the rest by the hash
   std::uint64_t modules = 0xcbf29ce484222325ULL;  // the modules' writable data ranges, hashed
+  std::uint32_t module_ranges = 0;
+  address_range module_data[listed_ranges] = {};
   std::uint64_t stack_end = 0, heap_base = 0;
-  std::uint64_t serial_heap = 0;  // the serial arena's bookkeeping, hashed
-  std::uint64_t fork_sp = 0;      // the region's encountering frame (0 outside one)
-  // The first part that differs, named; nullptr when alike.
-  const char* differs_from(const memory_layout& other) const;
+  program_heap::bookkeeping serial{};  // the serial arena's bookkeeping
+  std::uint64_t fork_sp = 0;           // the region's encountering frame (0 outside one)
+  // The first part that differs between rank `my_rank`'s (this) and rank
+  // `other_rank`'s, named with both values; empty when alike.
+  std::string difference(const memory_layout& other, int my_rank, int other_rank) const;
   std::uint64_t hash() const;
 };
 
@@ -152,6 +157,9 @@ class cluster_process {
   bool set_up(std::string& why);
   std::vector<address_range> tracked_ranges() const;
   memory_layout layout() const;
+  // At a merge: the job stops, naming what differs, unless every rank's
+  // layout (in the merge's headers) is the same.
+  void stop_unless_laid_out_alike(const std::vector<std::span<const std::byte>>& blobs);
   std::vector<std::span<const std::byte>> exchange(std::size_t bytes, request_kind kind = request_kind::exchange);
   void reconcile(const std::vector<std::uintptr_t>& written);
   // The helper may apply early writes from open until close; close waits

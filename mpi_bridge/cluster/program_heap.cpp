@@ -261,16 +261,26 @@ heap_extent program_heap::extent(int arena) const {
   return {reinterpret_cast<std::uintptr_t>(&h), round_up(h.bump, large_page)};
 }
 
+program_heap::bookkeeping program_heap::serial_bookkeeping() const {
+  bookkeeping b;
+  if (base_ == 0) return b;
+  const arena_header& h = header(0);
+  b.bump = h.bump;
+  b.large_free = h.large_free;
+  std::memcpy(b.free_lists, h.free_lists, sizeof b.free_lists);
+  return b;
+}
+
 std::uint64_t program_heap::serial_fingerprint() const {
   if (base_ == 0) return 0;
-  const arena_header& h = header(0);
+  const bookkeeping b = serial_bookkeeping();
   std::uint64_t hash = 0xcbf29ce484222325ULL;
   auto mix = [&](std::uint64_t v) {
     for (int i = 0; i < 8; ++i) hash = (hash ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
   };
-  mix(h.bump);
-  for (std::uintptr_t head : h.free_lists) mix(head);
-  mix(h.large_free);
+  mix(b.bump);
+  for (std::uintptr_t head : b.free_lists) mix(head);
+  mix(b.large_free);
   return hash;
 }
 

@@ -74,15 +74,22 @@ class program_heap {
   // Arena i's pages in use (the header and every block handed out so far);
   // empty for an arena never used.
   heap_extent extent(int arena) const;
-  // The serial arena's bookkeeping, hashed: equal on every rank as long as
-  // every rank's serial code allocated alike.
-  std::uint64_t serial_fingerprint() const;
-
   // Size classes (exposed for tests).
   static constexpr int class_count = 88;
   static constexpr std::size_t largest_class = std::size_t{64} << 20;
   static int class_of(std::size_t size);
   static std::size_t class_size(int c);
+
+  // The serial arena's bookkeeping: where its fresh bytes begin and the head
+  // of each free list. Equal on every rank as long as every rank's serial
+  // code allocated alike; kept whole so that a difference can be named.
+  struct bookkeeping {
+    std::uintptr_t bump = 0, large_free = 0;
+    std::uintptr_t free_lists[class_count] = {};
+  };
+  bookkeeping serial_bookkeeping() const;
+  // The same, hashed.
+  std::uint64_t serial_fingerprint() const;
 
  private:
   struct arena_header;
