@@ -44,6 +44,17 @@ int real_level() {
   return f != nullptr ? f() : 0;
 }
 
+// Inside a host `teams` construct of several teams (OpenMP 5.0): the league
+// is the runtime's own, and a region its teams start is theirs, run on every
+// rank as one process runs it, as serial code is (omp_get_level() does not
+// count teams, so without this the initial thread's inner region looked
+// like a top-level one, shared with the other ranks while the other teams'
+// were not: a crash at the end).
+bool in_host_teams() {
+  static const auto f = next_definition<int (*)()>("omp_get_num_teams");
+  return f != nullptr && f() > 1;
+}
+
 // This rank's part of a team of n threads: a share of them, or all n when
 // the team is smaller than the ranks (such a region runs replicated).
 int local_part(int n, const cluster_process& p) {
@@ -184,7 +195,8 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
   runtime_scope scope;
   auto* microtask = reinterpret_cast<void*>(registers[2]);
   cluster_process* p = cluster_process::get();
-  if (p == nullptr || p->ranks() < 1 || !is_initial_thread() || in_member || real_level() > 0 || p->region().active)
+  if (p == nullptr || p->ranks() < 1 || !is_initial_thread() || in_member || real_level() > 0 || p->region().active ||
+      in_host_teams())
     return {microtask, real};
   static const bool chosen = (choose_technique_for_runtime_loops(), true);
   (void)chosen;

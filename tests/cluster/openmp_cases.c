@@ -163,6 +163,16 @@ static int loop_reductions(void) {
   return check("loop_reductions", sum == (long long)N * (N - 1) / 2 + 2LL * N && dmax == 124.875 && last_team > 0);
 }
 
+// A host teams construct (OpenMP 5.0): its teams' regions run on every
+// rank as one process runs them (before, rank 1 crashed at the end).
+static int host_teams(void) {
+  long long sum = 0;
+  #pragma omp teams distribute parallel for reduction(+:sum) num_teams(2)
+  for (int i = 0; i < N; ++i) sum += 3LL * i;
+  printf("host_teams %lld\n", sum);
+  return check("host_teams", sum == 3LL * N * (N - 1) / 2);
+}
+
 static int lastprivate(void) {
   int ls = -1, lc = -1, ld = -1;
   #pragma omp parallel for lastprivate(ls)
@@ -472,7 +482,7 @@ int main(int argc, char** argv) {
   struct { const char* name; int (*run)(void); } cases[] = {
     {"static_globals", static_globals}, {"heap_before", heap_before}, {"main_locals", main_locals},
     {"interleaved_bytes", interleaved_bytes}, {"structs", structs}, {"per_thread", per_thread},
-    {"reductions", reductions}, {"loop_reductions", loop_reductions}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
+    {"reductions", reductions}, {"loop_reductions", loop_reductions}, {"host_teams", host_teams}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
     {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules},
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
