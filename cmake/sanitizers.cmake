@@ -14,6 +14,14 @@ set(SELFSCHED_SANITIZE "" CACHE STRING "Sanitizers for every target: \"address;u
 # already unloaded, all built without frame pointers: only the slow unwinder
 # sees past their frames to a library lsan.supp can name. It doubles the
 # time of the thread tests, so only MPI tests get it.
+# Why an MPI test takes 15-50 s here under ASan (2-9 s in a plain build):
+# no wait of ours. LeakSanitizer's check at exit sorts each rank's ~3,350
+# Open MPI allocations against lsan.supp: 3,200 opens and 12,000 reads
+# (of /proc/self/maps, by the kernel's profile) and ~225 llvm-symbolizer
+# queries per rank, against 440 and 320 without the check (`perf trace -s`
+# on mpi_task_pool --strategy central, one rank). On 2 cores at a load
+# average of 8-12 that check took 4.7-8.4 s of a 2-rank run whose result
+# came at 3.3-5.1 s (0.8 s without it); the rest is the load.
 function(selfsched_sanitize_mpi_tests)
   if("address" IN_LIST SELFSCHED_SANITIZE)
     set(tests ${ARGN})
