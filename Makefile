@@ -36,8 +36,10 @@ test: build
 # build directory; `ctest` alone in either runs under the same options and
 # suppressions (tools/sanitizers/), set for every test by CMake.
 # - sanitize-address: ASan+UBSan (LeakSanitizer included) over every test,
-#   MPI included: 535 tests, about 68 min of tests after a 24 min build on 2
-#   cores at a load average of 15 or more.
+#   MPI included: 551 tests (`ctest -N` in build-asan). Its last whole
+#   run, at 535 tests, took about 68 min of tests after a 24 min build on 2
+#   cores at a load average of 15 or more; the 551 were not run to the end
+#   since.
 # - sanitize-thread: TSan with Archer over the tests that run OpenMP threads
 #   (omp.*, examples.*, hetero.*), but these four, which cannot run under it:
 #   libomp's own doacross loops (Archer does not model ordered depend: a plain
