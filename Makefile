@@ -157,12 +157,14 @@ peer-tests: build
 	  --fortran flang-new-19 --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/flang --techniques $(PEER_TECHNIQUES)
 
 # The same suites' loop and reduction tests in cluster mode (docs/cluster.md):
-# each test program under selfsched-mpirun --cluster -np PEER_RANKS (one
-# thread a rank) against one process of PEER_RANKS threads: LLVM's
+# each test program under selfsched-mpirun --cluster -np PEER_RANKS,
+# PEER_THREADS threads a rank (1 by default), against one process of
+# PEER_RANKS x PEER_THREADS threads: LLVM's
 # worksharing and reduction tests, then GCC's libgomp loop tests built by
 # clang on libomp (docs/results/cluster.md). Both run even when the first
 # fails. Fetches the sources once, as root; about 20 minutes here.
 PEER_RANKS ?= 2
+PEER_THREADS ?= 1
 # Cluster mode's layout check under load: a program whose first OpenMP calls
 # come before its first region, many runs with busy loops beside it
 # (tests/cluster/layout_stress.sh; LAYOUT_ROUNDS x 4 runs).
@@ -173,9 +175,9 @@ stress-cluster-layout: build
 peer-tests-cluster: build
 	status=0; \
 	python3 tests/peer/llvm_openmp.py --source "$$(tools/fetch-llvm-source.sh $(BUILD))" \
-	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler clang --cluster $(PEER_RANKS) -j1 || status=1; \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests --compiler clang --cluster $(PEER_RANKS) --cluster-threads $(PEER_THREADS) -j1 || status=1; \
 	python3 tests/peer/libgomp.py --testsuite "$$(tools/fetch-gcc-testsuite.sh $(BUILD))" \
-	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/libgomp-cluster --cluster $(PEER_RANKS) -j1 || status=1; \
+	  --lib $(BUILD)/lib/libselfsched.so --work $(BUILD)/peer-tests/libgomp-cluster --cluster $(PEER_RANKS) --cluster-threads $(PEER_THREADS) -j1 || status=1; \
 	exit $$status
 
 install: build

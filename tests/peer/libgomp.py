@@ -224,7 +224,7 @@ def cluster_main(args, tests):
     if not os.access(mpirun, os.X_OK):
         print(f"libgomp: no selfsched-mpirun at {mpirun} (--mpirun PATH)", file=sys.stderr)
         return 2
-    ranks = str(args.cluster)
+    ranks, threads = str(args.cluster), str(args.cluster_threads)
 
     def one(item):
         suite, source, test = item
@@ -235,9 +235,9 @@ def cluster_main(args, tests):
         if binary is None:
             return name, "UNBUILDABLE", "UNBUILDABLE", ""
         output = []
-        baseline = run(args, binary, test, {}, defaults={"OMP_NUM_THREADS": ranks})
+        baseline = run(args, binary, test, {}, defaults={"OMP_NUM_THREADS": str(args.cluster * args.cluster_threads)})
         # auto's cache off: each run learns afresh, as the baseline does.
-        cluster = run(args, binary, test, {}, defaults={"OMP_NUM_THREADS": "1", "SELFSCHED_AUTO_CACHE": "off"},
+        cluster = run(args, binary, test, {}, defaults={"OMP_NUM_THREADS": threads, "SELFSCHED_AUTO_CACHE": "off"},
                       prefix=(mpirun, "--cluster", "-np", ranks), outputs=output)
         return name, baseline, cluster, output[0]
 
@@ -246,8 +246,8 @@ def cluster_main(args, tests):
     built = [r for r in results if r[1] not in ("UNBUILDABLE", "UNSUPPORTED")]
     passed_one = [r for r in built if r[1] == "PASS"]
     passed_both = [r for r in passed_one if r[2] == "PASS"]
-    print(f"libgomp cluster {ranks}x1: {len(results)} tests ({len(results) - len(built)} not buildable by "
-          f"LLVM's compilers or unsupported), {len(passed_one)} pass in one process ({ranks} threads), "
+    print(f"libgomp cluster {ranks}x{threads}: {len(results)} tests ({len(results) - len(built)} not buildable by "
+          f"LLVM's compilers or unsupported), {len(passed_one)} pass in one process ({args.cluster * args.cluster_threads} threads), "
           f"{len(passed_both)} of those under selfsched-mpirun --cluster -np {ranks}")
     for name, baseline, cluster, _ in results:
         if baseline != "PASS":
@@ -276,9 +276,13 @@ def main():
     parser.add_argument("--cluster", type=int, default=0, metavar="RANKS",
                         help="run the loop tests under selfsched-mpirun --cluster -np RANKS against one process "
                              "instead (see above)")
+    parser.add_argument("--cluster-threads", type=int, default=1, metavar="T",
+                        help="with --cluster: T threads a rank (OMP_NUM_THREADS=T), one process RANKS x T")
     parser.add_argument("--mpirun", default=None,
                         help="selfsched-mpirun for --cluster (default: bin/ beside the library's lib/)")
     args = parser.parse_args()
+    if args.cluster_threads < 1:
+        parser.error(f"--cluster-threads {args.cluster_threads}: give 1 or more threads a rank")
     if args.suites is None:
         args.suites = CLUSTER_SUITES if args.cluster else ",".join(SUITES)
     args.testsuite, args.lib, args.work = map(os.path.realpath, (args.testsuite, args.lib, args.work))

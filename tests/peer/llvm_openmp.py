@@ -210,18 +210,20 @@ def cluster_main(args):
     if not os.access(mpirun, os.X_OK):
         print(f"llvm_openmp: no selfsched-mpirun at {mpirun} (--mpirun PATH)", file=sys.stderr)
         return 2
-    ranks = args.cluster
-    baseline = run_lit(args, f"cluster{ranks}-baseline", {"OMP_NUM_THREADS": str(ranks)}, args.compiler)
+    ranks, threads = args.cluster, args.cluster_threads
+    shape = f"{ranks}x{threads}"
+    baseline = run_lit(args, f"cluster{shape}-baseline", {"OMP_NUM_THREADS": str(ranks * threads)}, args.compiler)
     outputs = {}
     # auto's cache off: each run learns afresh (a region found unshareable
     # once would otherwise start replicated in every later run).
-    cluster = run_lit(args, f"cluster{ranks}", {"OMP_NUM_THREADS": "1", "SELFSCHED_AUTO_CACHE": "off"}, args.compiler,
+    cluster = run_lit(args, f"cluster{shape}", {"OMP_NUM_THREADS": str(threads), "SELFSCHED_AUTO_CACHE": "off"},
+                      args.compiler,
                       run_prefix=f"{mpirun} --cluster -np {ranks}", outputs=outputs)
     tests = sorted(set(baseline) | set(cluster))
     passed_one = sum(1 for t in tests if baseline.get(t) in PASSING)
     passed_both = sum(1 for t in tests if baseline.get(t) in PASSING and cluster.get(t) in PASSING)
-    print(f"{args.compiler} cluster {ranks}x1: {len(tests)} tests, {passed_one} pass in one process "
-          f"({ranks} threads), {passed_both} of those under selfsched-mpirun --cluster -np {ranks}")
+    print(f"{args.compiler} cluster {shape}: {len(tests)} tests, {passed_one} pass in one process "
+          f"({ranks * threads} threads), {passed_both} of those under selfsched-mpirun --cluster -np {ranks}")
     failures = [(t, cluster.get(t, "MISSING"), outputs.get(t, ""), cluster_known(args.source, t))
                 for t in tests if baseline.get(t) in PASSING and cluster.get(t) not in PASSING]
     for t in tests:
@@ -247,9 +249,13 @@ def main():
     parser.add_argument("--cluster", type=int, default=0, metavar="RANKS",
                         help="run each test under selfsched-mpirun --cluster -np RANKS against one process "
                              "instead (see above)")
+    parser.add_argument("--cluster-threads", type=int, default=1, metavar="T",
+                        help="with --cluster: T threads a rank (OMP_NUM_THREADS=T), one process RANKS x T")
     parser.add_argument("--mpirun", default=None,
                         help="selfsched-mpirun for --cluster (default: bin/ beside the library's lib/)")
     args = parser.parse_args()
+    if args.cluster_threads < 1:
+        parser.error(f"--cluster-threads {args.cluster_threads}: give 1 or more threads a rank")
     args.source = os.path.realpath(args.source)
     args.lib = os.path.realpath(args.lib)
     if args.timeout is None:
