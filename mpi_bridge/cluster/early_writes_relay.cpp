@@ -16,14 +16,26 @@ constexpr int offer_tag = 0x5e01, request_tag = 0x5e02, diffs_tag = 0x5e03;
 // Polls a request that the other side has matched or is about to (it
 // answers at once): no sleep, which would stall a large transfer.
 template <typename Check>
-void finish(MPI_Request& r, Check check) {
+void finish(MPI_Request& r, Check check, MPI_Status* status = MPI_STATUS_IGNORE) {
   for (unsigned polls = 1;; ++polls) {
     int done = 0;
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    MPI_Test(&r, &done, status);
     if (done) return;
     if (polls % 64 == 0) check();
     sched_yield();
   }
+}
+
+// The next short message with `tag` from any rank, if one has come: its
+// count int64 values into `body`, the sender into `from`.
+bool receive_arrived(MPI_Comm comm, int tag, std::int64_t* body, int count, int& from) {
+  int there = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &there, &status);
+  if (!there) return false;
+  from = status.MPI_SOURCE;
+  MPI_Recv(body, count, MPI_INT64_T, from, tag, comm, MPI_STATUS_IGNORE);
+  return true;
 }
 
 }  // namespace
@@ -62,30 +74,22 @@ void early_writes_relay::while_waiting(bool merge) {
 }
 
 void early_writes_relay::serve_requests() {
-  for (;;) {
-    int there = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, request_tag, comm_, &there, &status);
-    if (!there) return;
-    std::int64_t wanted = 0;
-    MPI_Recv(&wanted, 1, MPI_INT64_T, status.MPI_SOURCE, request_tag, comm_, MPI_STATUS_IGNORE);
+  std::int64_t wanted = 0;
+  for (int from = 0; receive_arrived(comm_, request_tag, &wanted, 1, from);) {
     // Only the collective this rank waits in can be asked for (the asking
     // rank has not joined it); anything else is answered with nothing.
     const bool current = wanted == collectives_ && offered_;
     const int bytes = current ? static_cast<int>(channel_.control().outgoing_bytes) : 0;
     MPI_Request r;
-    MPI_Isend(channel_.outgoing(), bytes, MPI_BYTE, status.MPI_SOURCE, diffs_tag, comm_, &r);
+    MPI_Isend(channel_.outgoing(), bytes, MPI_BYTE, from, diffs_tag, comm_, &r);
     finish(r, [] {});
   }
 }
 
 bool early_writes_relay::take_offer(void (*check)(void*), void* context) {
-  int there = 0;
-  MPI_Status status;
-  MPI_Iprobe(MPI_ANY_SOURCE, offer_tag, comm_, &there, &status);
-  if (!there) return false;
   std::int64_t offer[2] = {0, 0};
-  MPI_Recv(offer, 2, MPI_INT64_T, status.MPI_SOURCE, offer_tag, comm_, MPI_STATUS_IGNORE);
+  int from = 0;
+  if (!receive_arrived(comm_, offer_tag, offer, 2, from)) return false;
   channel_control& c = channel_.control();
   // For the collective this rank has not begun, while its program computes
   // in a shared window: anything else is over already.
@@ -94,19 +98,13 @@ bool early_writes_relay::take_offer(void (*check)(void*), void* context) {
     return true;
   const std::int64_t wanted = offer[0];
   MPI_Request asked;
-  MPI_Isend(&wanted, 1, MPI_INT64_T, status.MPI_SOURCE, request_tag, comm_, &asked);
+  MPI_Isend(&wanted, 1, MPI_INT64_T, from, request_tag, comm_, &asked);
   channel_.populate(channel_.early(), static_cast<std::size_t>(offer[1]), true);
   MPI_Request got;
   MPI_Status received;
-  MPI_Irecv(channel_.early(), static_cast<int>(offer[1]), MPI_BYTE, status.MPI_SOURCE, diffs_tag, comm_, &got);
+  MPI_Irecv(channel_.early(), static_cast<int>(offer[1]), MPI_BYTE, from, diffs_tag, comm_, &got);
   finish(asked, [&] { check(context); });
-  for (unsigned polls = 1;; ++polls) {
-    int done = 0;
-    MPI_Test(&got, &done, &received);
-    if (done) break;
-    if (polls % 64 == 0) check(context);
-    sched_yield();
-  }
+  finish(got, [&] { check(context); }, &received);
   int bytes = 0;
   MPI_Get_count(&received, MPI_BYTE, &bytes);
   if (bytes <= 0) return true;
@@ -123,14 +121,9 @@ bool early_writes_relay::take_offer(void (*check)(void*), void* context) {
 }
 
 void early_writes_relay::drop_offers() {
-  for (;;) {
-    int there = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, offer_tag, comm_, &there, &status);
-    if (!there) return;
-    std::int64_t offer[2];
-    MPI_Recv(offer, 2, MPI_INT64_T, status.MPI_SOURCE, offer_tag, comm_, MPI_STATUS_IGNORE);
-  }
+  std::int64_t offer[2];
+  int from = 0;
+  while (receive_arrived(comm_, offer_tag, offer, 2, from)) continue;  // read and dropped
 }
 
 void early_writes_relay::forget_sent_offers() {
