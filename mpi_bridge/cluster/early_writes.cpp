@@ -13,7 +13,9 @@
 // changed as well is left alone, and the merge finds both ranks' changes of
 // it, a conflict. Writes that made this rank take another path (the count
 // it incremented after the flag let it go) conflict at the merge in the
-// same way, and the region runs again from its start, replicated.
+// same way, and the region runs again from its start, replicated. The
+// threads are held while a window is applied (thread_pause.hpp): they see
+// it whole, never a flag without the data written before it.
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -23,6 +25,7 @@
 
 #include "allocation.hpp"
 #include "program.hpp"
+#include "thread_pause.hpp"
 
 namespace selfsched::cluster {
 
@@ -44,13 +47,17 @@ void cluster_process::apply_early_writes() {
   c.applying.store(1, std::memory_order_seq_cst);
   if (c.shared_window.load(std::memory_order_seq_cst) != 0) {
     diff_reader reader(channel_->early(), static_cast<std::size_t>(c.early_bytes));
-    if (reader.valid()) tracker_.apply_early(reader, early_ranges_);
+    if (reader.valid()) {
+      const thread_pause held;  // the window appears to this rank's threads at once
+      tracker_.apply_early(reader, early_ranges_);
+    }
   }
   c.applying.store(0, std::memory_order_seq_cst);
 }
 
 void cluster_process::start_early_writes_helper() {
   runtime_scope scope;  // the thread's stack and state are the runtime's, never the program's heap
+  install_thread_pause();
   std::thread([this] {
     channel_control& c = channel_->control();
     std::uint32_t seen = c.early_seq.load(std::memory_order_acquire);
