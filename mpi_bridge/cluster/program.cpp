@@ -138,6 +138,9 @@ bool cluster_process::set_up(std::string& why) {
     }
   }
   // The main stack from a little below here up: main()'s locals live there.
+  // Without its memory files a rank's shared regions cannot keep their
+  // output: any write there then makes the region run replicated.
+  if (ranks_ > 1) relay_.set_up(rank_);
   const address_range mapped = main_stack();
   int here = 0;
   stack_ = {std::max(mapped.begin, page_floor(reinterpret_cast<std::uintptr_t>(&here)) - 16 * page_bytes), mapped.end};
@@ -381,7 +384,10 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
     r.unchecked = true;
     ++sites_[site].unchecked_runs;
   }
-  if (r.shared) open_shared_window();
+  if (r.shared) {
+    open_shared_window();
+    relay_.begin_region();
+  }
   return r.shared;
 }
 
@@ -478,6 +484,7 @@ void cluster_process::end_region() {
   }
   r.rank_times.clear();
   close_shared_window();
+  relay_.end_region();
   tracker_.end_region();
   region_.active = false;
   region_.args.clear();
@@ -553,6 +560,8 @@ std::string describe_flags(std::uint32_t flags) {
   if (flags & flag_reduction_pointers)
     return "reduced variables whose private copies hold pointers (a Fortran array's descriptor, a C++ container), "
            "which cannot move between ranks";
+  if (flags & flag_wrote_output)
+    return "wrote to a file or pipe other than standard output and error, which only rank 0 writes";
   return "ran a construct that cannot be shared across ranks";
 }
 
@@ -609,7 +618,8 @@ bool cluster_process::merge_shared(bool region_end) {
   diff_writer w(channel_->outgoing(), channel_layout::outgoing_bytes);
   diff_header h;
   h.rank = static_cast<std::uint32_t>(rank_);
-  h.flags = r.flags.exchange(0) | (wrote_output() ? flag_wrote_output : 0);
+  h.flags = r.flags.exchange(0) | (wrote_output() ? flag_wrote_output : 0) |
+            (relay_.pending() > 0 ? flag_relayed_output : 0);
   h.computed_ns = static_cast<std::uint64_t>(began - r.started_ns - r.synchronized_ns);
   h.synchronized_ns = static_cast<std::uint64_t>(r.synchronized_ns);
   if (std::vector<private_view::open_copy> now = open_private_copies(); now != r.copies_before) {
@@ -640,7 +650,9 @@ bool cluster_process::merge_shared(bool region_end) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
     r.rank_times.resize(static_cast<std::size_t>(ranks_));
     r.rank_times[static_cast<std::size_t>(q)] = {reader.header().computed_ns, reader.header().synchronized_ns};
-    if ((reader.header().flags & ~std::uint32_t{flag_wrote_output}) != 0) {
+    // Rank 0's output is the job's; another rank's, caught, goes to it below.
+    const std::uint32_t fine = flag_relayed_output | (q == 0 ? flag_wrote_output : 0u);
+    if ((reader.header().flags & ~fine) != 0) {
       conflicted = true;
       r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags);
     }
@@ -658,11 +670,14 @@ bool cluster_process::merge_shared(bool region_end) {
     tracker_.roll_back_window();
     return false;
   }
+  bool relayed = false;
+  for (const auto& blob : blobs) relayed = relayed || (diff_reader(blob.data(), blob.size()).header().flags & flag_relayed_output);
   for (int q = 0; q < ranks_; ++q) {
     if (q == rank_) continue;
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
     tracker_.apply(reader);
   }
+  if (relayed) relay_output();  // after the diffs are read: it reuses the channel's areas
   heap_->settle_deferred(arena_bound_);
   // After the others' runs (an arena may have grown); at the region's end
   // nothing will be rolled back to its start.
@@ -728,12 +743,25 @@ void cluster_process::adopt_rank_zero() {
   r.synchronized_ns += omp::bridge::now_ns() - began;
 }
 
-bool cluster_process::wrote_output() const { return bytes_written() > region_.written_before; }
+bool cluster_process::wrote_output() const {
+  const std::uint64_t caught = rank_ == 0 ? 0 : relay_.caught_in_region();  // read first: a write after it counts
+  return bytes_written() > region_.written_before + caught;
+}
+
+void cluster_process::relay_output() {
+  const std::vector<std::byte> mine = rank_ == 0 ? std::vector<std::byte>{} : relay_.take();
+  const auto all = gather_to_rank_zero(mine);
+  for (std::size_t q = 1; q < all.size(); ++q) output_relay::write_out(all[q]);
+}
 
 void cluster_process::roll_back_region() {
   runtime_scope scope;
-  // Every rank says whether its region wrote output already.
-  const std::uint32_t mine = wrote_output() ? 1 : 0;
+  // Every rank says whether its region wrote output already: rank 0 its
+  // own, another rank what rank 0 wrote for it or what it wrote elsewhere.
+  // What it caught since the last merge was not written: it goes.
+  const std::uint32_t mine = wrote_output() || relay_.relayed() > 0 ? 1 : 0;
+  relay_.drop();
+  relay_.end_region();
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   for (const auto& answer : exchange(sizeof mine)) {
     std::uint32_t wrote = 0;

@@ -14,6 +14,7 @@
 
 #include "channel.hpp"
 #include "modules.hpp"
+#include "output_relay.hpp"
 #include "page_diff.hpp"
 #include "private_view.hpp"
 #include "program_heap.hpp"
@@ -113,7 +114,8 @@ class cluster_process {
   // while the others wait: merge every rank's writes. false: a conflict;
   // this window's writes are undone and region().why says what happened.
   bool merge_shared(bool region_end = false);
-  // Has this process written to a file or pipe since the region began?
+  // Has this process written to a file or pipe since the region began (on a
+  // rank other than 0: besides what it caught for rank 0)?
   bool wrote_output() const;
   // At the end of a replicated region: every rank takes rank 0's memory.
   void adopt_rank_zero();
@@ -176,6 +178,8 @@ class cluster_process {
   channel* channel_ = nullptr;
   program_heap* heap_ = nullptr;
   page_tracker tracker_;
+  output_relay relay_;  // rank > 0: a shared region's standard output and error, for rank 0
+  void relay_output();  // at a merge where some rank caught output: rank 0 writes it
   std::vector<address_range> module_data_;
   address_range stack_{};
   std::vector<int> threads_per_rank_;

@@ -54,9 +54,10 @@ std::size_t find_changes(const std::byte* before, const std::byte* now, std::siz
 enum diff_flags : std::uint32_t {
   flag_critical = 1u << 0,      // __kmpc_critical, an OpenMP lock
   flag_unshareable = 1u << 1,   // a construct that cannot be shared (flush, ordered, doacross, ...)
-  flag_wrote_output = 1u << 2,  // the region wrote to a file or a pipe: it cannot run again unseen
+  flag_wrote_output = 1u << 2,  // the region wrote to a file or a pipe (on a rank other than 0: not its stdout or stderr)
   flag_wrote_private = 1u << 3, // a rank other than 0 wrote a file only rank 0 writes (its private copy)
   flag_reduction_pointers = 1u << 4,  // a reduction's private copy holds a pointer: it cannot move between ranks
+  flag_relayed_output = 1u << 5,      // a rank other than 0 caught standard output or error for rank 0 (cluster/output_relay.hpp)
 };
 
 // One rank's diffs, as sent: a header, then for each page its address, run

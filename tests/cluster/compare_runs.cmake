@@ -6,7 +6,7 @@
 #
 #   cmake -DMPIRUN=selfsched-mpirun -DRANKS=n [-DTHREADS=t] -DPRELOAD=libselfsched.so -DWORK=dir
 #         [-DSEED=name] [-DINPUT=file | -DINPUT_NUMBERS=count | -DINPUT_OPEN=1]
-#         [-DEXPECT_STDERR=regex | -DQUIET=1] -P compare_runs.cmake -- PROGRAM ARGS...
+#         [-DEXPECT_STDERR=regex | -DQUIET=1] [-DSORTED=1] -P compare_runs.cmake -- PROGRAM ARGS...
 #
 # The one process runs ranks x threads threads (THREADS: per rank, default 1)
 # with libselfsched preloaded and every dynamic loop its own, under auto
@@ -18,7 +18,8 @@
 # SEED: a file the directory holds before each run ("before\n"). INPUT: the
 # runs' standard input. INPUT_NUMBERS: a file of that many numbers made
 # here, as INPUT. INPUT_OPEN: standard input a pipe nobody writes to or
-# closes (a program that never reads it must not wait for it).
+# closes (a program that never reads it must not wait for it). SORTED: the
+# program's threads print lines in any order; their sorted lists are compared.
 include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
 command_after_dashes(command)
 
@@ -87,6 +88,14 @@ if(DEFINED EXPECT_STDERR AND NOT cluster_err MATCHES "${EXPECT_STDERR}")
 endif()
 if(QUIET AND cluster_err MATCHES "selfsched-mpirun --cluster:|selfsched:")
   message(FATAL_ERROR "cluster mode said something:\n${cluster_err}")
+endif()
+if(SORTED)
+  foreach(run one cluster)
+    string(REPLACE ";" "\\;" lines "${${run}_out}")
+    string(REPLACE "\n" ";" lines "${lines}")
+    list(SORT lines)
+    set(${run}_out "${lines}")
+  endforeach()
 endif()
 if(NOT one_out STREQUAL cluster_out)
   message(FATAL_ERROR "standard output differs; cluster mode printed:\n${cluster_out}")

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 20000
 static double global_a[N], global_b[N];
@@ -347,7 +348,24 @@ static int replicated_steps(void) {
 // Output written inside a region that then cannot be shared: its first
 // run stops the job (running it again would print twice); auto's cache
 // keeps the region replicated, so the next run is right from the start.
+// A conflict found after rank 0 printed (its first iteration does): the
+// region cannot run again without printing twice (remembered_region.cmake).
 static int conflict_after_output(void) {
+  long long total = 0;
+  #pragma omp parallel for
+  for (int i = 0; i < N; ++i) {
+    if (i == 0) { printf("started\n"); fflush(stdout); }
+    #pragma omp atomic
+    total += i;
+  }
+  printf("conflict_after_output %lld\n", total);
+  return check("conflict_after_output", total == (long long)N * (N - 1) / 2);
+}
+
+// The same, printed by another rank (the middle iteration: rank 1's): what it
+// printed had not reached the job's output when the conflict was found, so
+// the region runs again replicated and prints once.
+static int conflict_after_caught_output(void) {
   long long total = 0;
   #pragma omp parallel for
   for (int i = 0; i < N; ++i) {
@@ -355,8 +373,32 @@ static int conflict_after_output(void) {
     #pragma omp atomic
     total += i;
   }
-  printf("conflict_after_output %lld\n", total);
-  return check("conflict_after_output", total == (long long)N * (N - 1) / 2);
+  printf("conflict_after_caught_output %lld\n", total);
+  return check("conflict_after_caught_output", total == (long long)N * (N - 1) / 2);
+}
+
+// Lines the iterations write themselves, straight to the descriptor (as an
+// unbuffered stream, a Fortran runtime's flush or a full buffer does): every
+// one appears, on whatever rank its iteration ran; in any order, as between
+// one process's threads (the test compares sorted lines).
+static int output_in_loop(void) {
+  int done[128] = {0};
+  #pragma omp parallel for schedule(static)
+  for (int i = 0; i < 64; ++i) {
+    char line[32];
+    const int n = snprintf(line, sizeof line, "static iteration %d\n", i);
+    done[i] = write(1, line, (size_t)n) == n;
+  }
+  #pragma omp parallel for schedule(dynamic)
+  for (int i = 64; i < 128; ++i) {
+    char line[32];
+    const int n = snprintf(line, sizeof line, "dynamic iteration %d\n", i);
+    usleep(1000);  // long enough for every rank to get some
+    done[i] = write(1, line, (size_t)n) == n;
+  }
+  int all = 1;
+  for (int i = 0; i < 128; ++i) all &= done[i];
+  return check("output_in_loop", all);
 }
 
 // Memory allocated inside the loop body, kept after it, freed serially.
@@ -486,12 +528,12 @@ int main(int argc, char** argv) {
     {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules},
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
-    {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
-    {"critical_replicated", critical_replicated},
+    {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
+    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
-    if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output")) || !strcmp(which, cases[c].name)) {
+    if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop")) || !strcmp(which, cases[c].name)) {
       failed += cases[c].run();
       ++ran;
     }

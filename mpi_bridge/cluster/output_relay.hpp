@@ -1,0 +1,56 @@
+// Standard output and error of a shared region on ranks other than 0.
+//
+// The job's output is rank 0's: every other rank runs serial code too, with
+// its standard output and error on /dev/null, since rank 0 writes the same.
+// In a shared region a rank's threads do their own part of the team's work,
+// and what they write to descriptor 1 or 2 (a progress line on stderr, a
+// Fortran runtime's flush, a stream's buffer that filled) is the team's
+// output: on /dev/null it would be lost without a word. So while a shared
+// region runs there, descriptors 1 and 2 write into two memory files; at each
+// merge what they caught travels to rank 0, which writes it to its own 1 and
+// 2 before the region goes on, in rank order (the order of lines between
+// threads is any, as in one process). A region that runs again replicated
+// drops what it caught: rank 0 writes that output itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace selfsched::cluster {
+
+class output_relay {
+ public:
+  // Makes the memory files (rank > 0), at descriptors far above the
+  // program's own, so that the program's descriptors are numbered alike on
+  // every rank. false: it could not (no memfd), and shared regions cannot
+  // keep their output.
+  bool set_up(int rank);
+  bool ready() const { return catch_[0] >= 0; }
+
+  // A shared region begins and ends (or runs again replicated): descriptors
+  // 1 and 2 point into the memory files, then back where they pointed.
+  void begin_region();
+  void end_region();
+
+  // Bytes caught since the last take(), and since the region began.
+  std::uint64_t pending() const;
+  std::uint64_t caught_in_region() const { return taken_ + pending(); }
+  std::uint64_t relayed() const { return taken_; }  // bytes rank 0 wrote for this one in the region
+  // What was caught, as one blob for rank 0 (lengths, then the bytes), and
+  // the files emptied.
+  std::vector<std::byte> take();
+  // The region runs again: what it caught is not the job's output.
+  void drop();
+
+  // Rank 0: writes one rank's blob to descriptors 1 and 2.
+  static void write_out(std::span<const std::byte> blob);
+
+ private:
+  int catch_[2] = {-1, -1};  // memory files for descriptors 1 and 2
+  int saved_[2] = {-1, -1};  // where 1 and 2 pointed before the region
+  std::uint64_t taken_ = 0;
+};
+
+}  // namespace selfsched::cluster
