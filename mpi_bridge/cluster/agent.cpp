@@ -25,6 +25,7 @@
 #include "regions/engine.hpp"
 #include "launch.hpp"
 #include "mpi_wait.hpp"
+#include "single_claims.hpp"
 #include "stdin_relay.hpp"
 
 namespace selfsched::cluster {
@@ -61,7 +62,7 @@ constexpr std::int64_t finish_kind = 1000;
 class agent {
  public:
   agent(MPI_Comm comm, channel& ch, mpi::detail::engine& loops, std::chrono::milliseconds early_after)
-      : comm_(comm), channel_(ch), loops_(loops), early_(comm, ch, early_after, program_ended) {
+      : comm_(comm), channel_(ch), loops_(loops), early_(comm, ch, early_after, program_ended), singles_(comm) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &ranks_);
   }
@@ -107,6 +108,10 @@ class agent {
       }
       case request_kind::progress:
         c.results[0] = loops_.progress(static_cast<std::uint64_t>(c.args[0]), c.args[1], c.args[2]) ? 1 : 0;
+        break;
+      case request_kind::single_claim:
+        c.results[0] = static_cast<std::int64_t>(
+            singles_.claim(static_cast<std::uint64_t>(c.args[0]), static_cast<std::uint64_t>(c.args[1])));
         break;
       case request_kind::loop_end: loops_.loop_end(); break;
       case request_kind::parallel_end: loops_.parallel_end(); break;
@@ -226,6 +231,7 @@ class agent {
   channel& channel_;
   mpi::detail::engine& loops_;
   early_writes_relay early_;
+  single_claims singles_;  // which rank runs each single
   int rank_ = 0, ranks_ = 1;
 };
 

@@ -29,10 +29,13 @@ enum class request_kind : std::uint32_t {
   parallel_end,    // a parallel region that had dynamic loops ended
   file_change,     // as exchange, from serial code changing a file (private_files.cpp)
   fatal,           // text: stop the job with this message
+  single_claim,    // args region, count: result single_claims::outcome (single_claims.hpp)
 };
 
 inline constexpr std::uint32_t channel_magic = 0x53534348;  // "SSCH"
 inline constexpr int channel_max_ranks = 4096;
+// How many `single` constructs apart a region's threads may be (single_claims.hpp).
+inline constexpr std::uint64_t single_claim_slots = 4096;
 
 struct received_block {
   std::uint64_t offset = 0;  // in the incoming area

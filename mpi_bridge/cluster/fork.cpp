@@ -154,6 +154,7 @@ static void run_member(std::int32_t* gtid, std::int32_t* btid, ...) {
   in_member = true;
   if (setjmp(member.again) == 0) {
     member.shared = r.shared;
+    member.singles = 0;
     member.number = r.shared ? r.team->number(p.rank(), member.thread) : member.thread;
     // Replicated, every thread allocates from the serial arena: rank 0's
     // memory is every rank's afterwards anyway.

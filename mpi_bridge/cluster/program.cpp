@@ -339,6 +339,7 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   runtime_scope scope;
   region_state& r = region_;
   r.active = true;
+  ++r.number;
   r.replayed = false;
   r.unchecked = false;
   r.site = site;
@@ -654,7 +655,7 @@ bool cluster_process::merge_shared(bool region_end) {
     const std::uint32_t fine = flag_relayed_output | (q == 0 ? flag_wrote_output : 0u);
     if ((reader.header().flags & ~fine) != 0) {
       conflicted = true;
-      r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags);
+      r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags & ~fine);
     }
   }
   if (!conflicted) {

@@ -27,6 +27,7 @@ namespace selfsched::cluster {
 // and regions of other threads are each process's own.
 struct region_state {
   bool active = false;
+  std::uint64_t number = 0; // regions begun so far, this one included: alike on every rank
   bool shared = false;      // threads numbered cluster-wide, loops shared, memory merged
   bool replayed = false;    // running again, replicated, after a conflict
   // Replicated at a site whose replicated runs always wrote the same bytes
@@ -74,6 +75,7 @@ struct member_state {
   int thread = 0;     // in this rank's team
   int number = 0;     // in the cluster-wide team
   bool shared = false;
+  std::uint64_t singles = 0;  // `single` constructs this thread met in the region
   std::jmp_buf again; // back to the region's start (fork.cpp)
 };
 

@@ -336,11 +336,27 @@ __attribute__((visibility("default"))) std::int32_t __kmpc_masked(ident* loc, st
   return real(loc, gtid, filter - t.first(rank));
 }
 
+// The first thread of the cluster-wide team to reach a `single` runs it:
+// this rank's first thread there claims it (single_claims.hpp), and if
+// another rank's did first, lets it go as libomp's losers do.
 __attribute__((visibility("default"))) std::int32_t __kmpc_single(ident* loc, std::int32_t gtid) {
   SELFSCHED_NEXT(__kmpc_single);
   static const auto end = next_definition<void (*)(ident*, std::int32_t)>("__kmpc_end_single");
   const std::int32_t mine = real(loc, gtid);
-  if (shared_member() == nullptr || process().rank() == 0 || mine == 0) return mine;
+  member_state* m = shared_member();
+  if (m == nullptr) return mine;
+  const std::uint64_t count = ++m->singles;  // every thread counts, so the winner's count is the construct's
+  cluster_process& p = *cluster_process::get();
+  if (mine == 0 || p.ranks() == 1) return mine;
+  std::int64_t results[8];
+  p.ask_agent(request_kind::single_claim,
+              {static_cast<std::int64_t>(p.region().number), static_cast<std::int64_t>(count)}, results);
+  if (results[0] == 1) return mine;
+  if (results[0] < 0)
+    p.stop("selfsched-mpirun --cluster: the threads of the parallel region at " + describe_site(loc) +
+           " are more than " + std::to_string(single_claim_slots) +
+           " single constructs apart (nowait singles without a barrier between): cluster mode cannot tell which "
+           "thread runs each; stopping the job");
   end(loc, gtid);
   return 0;
 }

@@ -3,9 +3,12 @@
  * spinning rank early (mpi_bridge/cluster/early_writes.cpp), never only at
  * the barrier the spinning rank cannot reach. Each case prints what one
  * process prints; `long_chunk` is a region one rank's threads finish
- * seconds after the other's, which must merge as usual.
+ * seconds after the other's, which must merge as usual. `singles_chain`
+ * (LLVM's omp_single_nowait.c without its atomic count): three `single
+ * nowait` blocks each hold a thread until a fourth `single` sets the flag,
+ * so it needs as many threads as the cluster-wide team has, not rank 0's.
  *
- *   spin_cases for_nowait | sections_nowait | single_nowait | long_chunk */
+ *   spin_cases for_nowait | sections_nowait | single_nowait | singles_chain | long_chunk */
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,6 +95,40 @@ static int single_nowait(void) {
   return results[4] == 45 ? 0 : 1;
 }
 
+static volatile int release;
+static int singles_chain(void) {
+  release = 0;
+  memset(results, 0, sizeof results);
+#pragma omp parallel num_threads(4)
+  {
+#pragma omp single nowait
+    {
+      while (release == 0) {
+      }
+      results[0] = 1;
+    }
+#pragma omp single nowait
+    {
+      while (release == 0) {
+      }
+      results[1] = 2;
+    }
+#pragma omp single nowait
+    {
+      while (release == 0) {
+      }
+      results[2] = 3;
+    }
+#pragma omp single
+    {
+      release = 1;
+      results[3] = 4;
+    }
+  }
+  printf("singles_chain: %.0f %.0f %.0f %.0f\n", results[0], results[1], results[2], results[3]);
+  return results[0] + results[1] + results[2] + results[3] == 10 ? 0 : 1;
+}
+
 static double busy_seconds(double seconds) {
   struct timespec start, now;
   clock_gettime(CLOCK_MONOTONIC, &start);
@@ -121,6 +158,7 @@ int main(int argc, char** argv) {
   if (strcmp(which, "for_nowait") == 0) return for_nowait();
   if (strcmp(which, "sections_nowait") == 0) return sections_nowait();
   if (strcmp(which, "single_nowait") == 0) return single_nowait();
+  if (strcmp(which, "singles_chain") == 0) return singles_chain();
   if (strcmp(which, "long_chunk") == 0) return long_chunk();
   fprintf(stderr, "spin_cases: unknown case '%s' (valid: for_nowait, sections_nowait, single_nowait, long_chunk)\n",
           which);

@@ -182,15 +182,13 @@ def cluster_suites(source):
 # Tests that check what cluster mode changes on purpose (docs/cluster.md),
 # or meet one of its documented limits ("limit: "): the reason, by test.
 # Besides these, every test that reads omp_get_schedule() (known_difference).
-# omp_for_nowait.c and omp_sections_nowait.c spin on a flag another rank sets:
-# its writes reach them early (early_writes.cpp), and they are refused (their
-# counters conflict after the region printed).
-SINGLE_SPIN = ("limit: every single runs on rank 0's threads (docs/cluster.md); both spin inside the first two, "
-               "and the flag is set by the fourth, which only rank 0 may run: the team hangs")
+# omp_for_nowait.c, omp_sections_nowait.c and omp_single_nowait.c spin on a
+# flag another rank sets: its writes reach them early (early_writes.cpp; the
+# singles are claimed by the first thread anywhere, single_claims.hpp), and
+# they are refused (their counters conflict after the region printed).
 CHUNKS = ("it checks the chunk sizes each thread got; cluster mode serves dynamic, guided and runtime loops "
           "itself (SELFSCHED_OVERRIDE=dynamic,guided), outer chunks across ranks split by the rank's technique")
 CLUSTER_KNOWN = {
-    "worksharing/single/omp_single_nowait.c": SINGLE_SPIN,
     "worksharing/for/omp_for_schedule_dynamic.c": CHUNKS,
     "worksharing/for/omp_for_schedule_guided.c": CHUNKS,
     "worksharing/for/kmp_sch_simd_runtime_api.c": CHUNKS + " (its message printed in the region then stops the job)",
