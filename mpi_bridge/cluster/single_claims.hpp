@@ -8,7 +8,9 @@
 // cluster-wide: a fetch-and-max on a slot of rank 0's window, the slot and
 // value named by the region's number and the construct's count within it,
 // alike on every rank. The first claim raises the slot to its value; later
-// ones find it there.
+// ones find it there. Where MPI has no one-sided communication between the
+// ranks (Open MPI over TCP with MPI_THREAD_MULTIPLE), singles go round the
+// ranks in turn instead: the kth to rank (k - 1) mod ranks, no message.
 #pragma once
 
 #include <mpi.h>
@@ -26,7 +28,7 @@ class single_claims {
   single_claims(const single_claims&) = delete;
   single_claims& operator=(const single_claims&) = delete;
 
-  enum class outcome : std::int64_t { taken = 1, taken_elsewhere = 0, too_far_apart = -1 };
+  enum class outcome : std::int64_t { taken = 1, taken_elsewhere = 0, too_far_apart = -1, by_turns = 2 };
   // The `count`th single (from 1) of parallel region `region`.
   outcome claim(std::uint64_t region, std::uint64_t count);
 

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -338,7 +339,8 @@ __attribute__((visibility("default"))) std::int32_t __kmpc_masked(ident* loc, st
 
 // The first thread of the cluster-wide team to reach a `single` runs it:
 // this rank's first thread there claims it (single_claims.hpp), and if
-// another rank's did first, lets it go as libomp's losers do.
+// another rank's did first, lets it go as libomp's losers do. Without
+// one-sided MPI between the ranks, singles go round the ranks in turn.
 __attribute__((visibility("default"))) std::int32_t __kmpc_single(ident* loc, std::int32_t gtid) {
   SELFSCHED_NEXT(__kmpc_single);
   static const auto end = next_definition<void (*)(ident*, std::int32_t)>("__kmpc_end_single");
@@ -348,9 +350,15 @@ __attribute__((visibility("default"))) std::int32_t __kmpc_single(ident* loc, st
   const std::uint64_t count = ++m->singles;  // every thread counts, so the winner's count is the construct's
   cluster_process& p = *cluster_process::get();
   if (mine == 0 || p.ranks() == 1) return mine;
-  std::int64_t results[8];
-  p.ask_agent(request_kind::single_claim,
-              {static_cast<std::int64_t>(p.region().number), static_cast<std::int64_t>(count)}, results);
+  static std::atomic<bool> by_turns{false};  // the agent cannot claim: singles go round the ranks
+  std::int64_t results[8] = {2};
+  if (!by_turns.load(std::memory_order_relaxed))
+    p.ask_agent(request_kind::single_claim,
+                {static_cast<std::int64_t>(p.region().number), static_cast<std::int64_t>(count)}, results);
+  if (results[0] == 2) {
+    by_turns.store(true, std::memory_order_relaxed);
+    results[0] = static_cast<std::int64_t>((count - 1) % static_cast<std::uint64_t>(p.ranks())) == p.rank();
+  }
   if (results[0] == 1) return mine;
   if (results[0] < 0)
     p.stop("selfsched-mpirun --cluster: the threads of the parallel region at " + describe_site(loc) +
