@@ -1,4 +1,5 @@
 #include "program.hpp"
+#include "standard_streams.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -337,6 +338,7 @@ std::vector<std::span<const std::byte>> cluster_process::gather_to_rank_zero(std
 bool cluster_process::begin_region(const void* site, void* microtask, std::vector<void*> args, std::uintptr_t fork_sp,
                                    bool shareable, const std::vector<int>& threads) {
   runtime_scope scope;
+  flush_standard_streams();  // serial code's output before the region's (standard_streams.cpp)
   region_state& r = region_;
   r.active = true;
   ++r.number;

@@ -20,6 +20,7 @@
 # here, as INPUT. INPUT_OPEN: standard input a pipe nobody writes to or
 # closes (a program that never reads it must not wait for it). SORTED: the
 # program's threads print lines in any order; their sorted lists are compared.
+cmake_policy(SET CMP0007 NEW)  # SORTED: empty lines are lines
 include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
 command_after_dashes(command)
 

@@ -401,6 +401,29 @@ static int output_in_loop(void) {
   return check("output_in_loop", all);
 }
 
+// OpenMP's first program, and stdio's other printing calls, from every
+// thread of the cluster-wide team: each line once (sorted compare), with
+// serial code's lines around them. (Whole lines per call: one process's
+// threads interleave the characters of a line written in pieces.)
+static int print_in_region(void) {
+  int done[16] = {0};
+  printf("serial line before\n");
+  #pragma omp parallel
+  printf("Hello from thread %d of %d\n", omp_get_thread_num(), omp_get_num_threads());
+  #pragma omp parallel for schedule(dynamic)
+  for (int i = 0; i < 16; ++i) {
+    char text[32];
+    snprintf(text, sizeof text, "fputs %d\n", i);
+    fputs(text, stdout);
+    done[i] = fwrite("fwrite\n", 1, 7, stdout) == 7;
+    puts("puts");
+  }
+  printf("serial line after\n");
+  int all = 1;
+  for (int i = 0; i < 16; ++i) all &= done[i];
+  return check("print_in_region", all);
+}
+
 // Memory allocated inside the loop body, kept after it, freed serially.
 static int malloc_in_body(void) {
   double** rows = malloc(N * sizeof *rows);
@@ -529,11 +552,12 @@ int main(int argc, char** argv) {
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
-    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop},
+    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
-    if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop")) || !strcmp(which, cases[c].name)) {
+    if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
+         strcmp(cases[c].name, "print_in_region")) || !strcmp(which, cases[c].name)) {
       failed += cases[c].run();
       ++ran;
     }
