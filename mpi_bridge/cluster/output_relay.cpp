@@ -46,8 +46,7 @@ void write_all(int fd, const std::byte* bytes, std::size_t size) {
 
 }  // namespace
 
-bool output_relay::set_up(int rank) {
-  if (rank == 0) return false;
+bool output_relay::set_up() {
   for (int i = 0; i < 2; ++i) {
     catch_[i] = move_high(memfd_create(i == 0 ? "selfsched-stdout" : "selfsched-stderr", MFD_CLOEXEC));
     // Appended to at its end whatever descriptor 1's offset: emptied, it starts again at 0.
@@ -106,13 +105,13 @@ void output_relay::drop() {
   taken_ = 0;
 }
 
-void output_relay::write_out(std::span<const std::byte> blob) {
+void output_relay::write_out(std::span<const std::byte> blob) const {
   std::uint64_t lengths[2] = {0, 0};
   if (blob.size() < sizeof lengths) return;
   std::memcpy(lengths, blob.data(), sizeof lengths);
   if (lengths[0] + lengths[1] != blob.size() - sizeof lengths) return;
-  write_all(1, blob.data() + sizeof lengths, lengths[0]);
-  write_all(2, blob.data() + sizeof lengths + lengths[0], lengths[1]);
+  write_all(saved_[0] >= 0 ? saved_[0] : 1, blob.data() + sizeof lengths, lengths[0]);
+  write_all(saved_[1] >= 0 ? saved_[1] : 2, blob.data() + sizeof lengths + lengths[0], lengths[1]);
 }
 
 }  // namespace selfsched::cluster

@@ -1,16 +1,17 @@
-// Standard output and error of a shared region on ranks other than 0.
+// Standard output and error of a shared region.
 //
 // The job's output is rank 0's: every other rank runs serial code too, with
 // its standard output and error on /dev/null, since rank 0 writes the same.
 // In a shared region a rank's threads do their own part of the team's work,
-// and what they write to descriptor 1 or 2 (a progress line on stderr, a
-// Fortran runtime's flush, a stream's buffer that filled) is the team's
-// output: on /dev/null it would be lost without a word. So while a shared
-// region runs there, descriptors 1 and 2 write into two memory files; at each
-// merge what they caught travels to rank 0, which writes it to its own 1 and
-// 2 before the region goes on, in rank order (the order of lines between
-// threads is any, as in one process). A region that runs again replicated
-// drops what it caught: rank 0 writes that output itself.
+// and what they write to descriptor 1 or 2 (a progress line, a Fortran
+// runtime's flush, printf: standard_streams.cpp) is the team's output. So
+// while a shared region runs, every rank's descriptors 1 and 2 write into
+// two memory files; at each merge rank 0 writes what every rank caught, its
+// own first, then the others' in rank order (the order of lines between
+// threads is any, as in one process), before the region goes on. Until
+// then nothing of the window has reached the job's output, so a window
+// that conflicts drops what it caught and the region runs again replicated
+// (only output of an earlier window, written already, makes the job stop).
 #pragma once
 
 #include <cstddef>
@@ -22,11 +23,11 @@ namespace selfsched::cluster {
 
 class output_relay {
  public:
-  // Makes the memory files (rank > 0), at descriptors far above the
-  // program's own, so that the program's descriptors are numbered alike on
-  // every rank. false: it could not (no memfd), and shared regions cannot
-  // keep their output.
-  bool set_up(int rank);
+  // Makes the memory files, at descriptors far above the program's own, so
+  // that the program's descriptors are numbered alike on every rank. false:
+  // it could not (no memfd), and a shared region's output on a rank other
+  // than 0 makes it run replicated (rank 0's goes out as it is written).
+  bool set_up();
   bool ready() const { return catch_[0] >= 0; }
 
   // A shared region begins and ends (or runs again replicated): descriptors
@@ -44,8 +45,9 @@ class output_relay {
   // The region runs again: what it caught is not the job's output.
   void drop();
 
-  // Rank 0: writes one rank's blob to descriptors 1 and 2.
-  static void write_out(std::span<const std::byte> blob);
+  // Rank 0: writes one rank's blob to where descriptors 1 and 2 pointed
+  // before the region.
+  void write_out(std::span<const std::byte> blob) const;
 
  private:
   int catch_[2] = {-1, -1};  // memory files for descriptors 1 and 2

@@ -140,8 +140,8 @@ bool cluster_process::set_up(std::string& why) {
   }
   // The main stack from a little below here up: main()'s locals live there.
   // Without its memory files a rank's shared regions cannot keep their
-  // output: any write there then makes the region run replicated.
-  if (ranks_ > 1) relay_.set_up(rank_);
+  // output (output_relay.hpp).
+  if (ranks_ > 1) relay_.set_up();
   const address_range mapped = main_stack();
   int here = 0;
   stack_ = {std::max(mapped.begin, page_floor(reinterpret_cast<std::uintptr_t>(&here)) - 16 * page_bytes), mapped.end};
@@ -653,7 +653,8 @@ bool cluster_process::merge_shared(bool region_end) {
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
     r.rank_times.resize(static_cast<std::size_t>(ranks_));
     r.rank_times[static_cast<std::size_t>(q)] = {reader.header().computed_ns, reader.header().synchronized_ns};
-    // Rank 0's output is the job's; another rank's, caught, goes to it below.
+    // Output caught (output_relay.hpp) goes out below; rank 0 writes files
+    // (and the job's output, once relayed) for the job.
     const std::uint32_t fine = flag_relayed_output | (q == 0 ? flag_wrote_output : 0u);
     if ((reader.header().flags & ~fine) != 0) {
       conflicted = true;
@@ -747,20 +748,22 @@ void cluster_process::adopt_rank_zero() {
 }
 
 bool cluster_process::wrote_output() const {
-  const std::uint64_t caught = rank_ == 0 ? 0 : relay_.caught_in_region();  // read first: a write after it counts
+  const std::uint64_t caught = relay_.caught_in_region();  // read first: a write after it counts
   return bytes_written() > region_.written_before + caught;
 }
 
 void cluster_process::relay_output() {
-  const std::vector<std::byte> mine = rank_ == 0 ? std::vector<std::byte>{} : relay_.take();
-  const auto all = gather_to_rank_zero(mine);
-  for (std::size_t q = 1; q < all.size(); ++q) output_relay::write_out(all[q]);
+  const std::vector<std::byte> mine = relay_.take();
+  const auto all = gather_to_rank_zero(rank_ == 0 ? std::span<const std::byte>{} : std::span<const std::byte>(mine));
+  if (rank_ != 0) return;
+  relay_.write_out(mine);
+  for (std::size_t q = 1; q < all.size(); ++q) relay_.write_out(all[q]);
 }
 
 void cluster_process::roll_back_region() {
   runtime_scope scope;
-  // Every rank says whether its region wrote output already: rank 0 its
-  // own, another rank what rank 0 wrote for it or what it wrote elsewhere.
+  // Every rank says whether its region's output went out already: what
+  // rank 0 wrote for it at an earlier merge, or what it wrote elsewhere.
   // What it caught since the last merge was not written: it goes.
   const std::uint32_t mine = wrote_output() || relay_.relayed() > 0 ? 1 : 0;
   relay_.drop();

@@ -116,8 +116,8 @@ class cluster_process {
   // while the others wait: merge every rank's writes. false: a conflict;
   // this window's writes are undone and region().why says what happened.
   bool merge_shared(bool region_end = false);
-  // Has this process written to a file or pipe since the region began (on a
-  // rank other than 0: besides what it caught for rank 0)?
+  // Has this process written to a file or pipe since the region began,
+  // besides what it caught for the merge (output_relay.hpp)?
   bool wrote_output() const;
   // At the end of a replicated region: every rank takes rank 0's memory.
   void adopt_rank_zero();

@@ -348,23 +348,28 @@ static int replicated_steps(void) {
 // Output written inside a region that then cannot be shared: its first
 // run stops the job (running it again would print twice); auto's cache
 // keeps the region replicated, so the next run is right from the start.
-// A conflict found after rank 0 printed (its first iteration does): the
-// region cannot run again without printing twice (remembered_region.cmake).
+// A conflict found after the region's output went out (at the single's
+// barrier, a merge): the region cannot run again without printing twice
+// (remembered_region.cmake).
 static int conflict_after_output(void) {
   long long total = 0;
-  #pragma omp parallel for
-  for (int i = 0; i < N; ++i) {
-    if (i == 0) { printf("started\n"); fflush(stdout); }
-    #pragma omp atomic
-    total += i;
+  #pragma omp parallel
+  {
+    #pragma omp single
+    printf("started\n");
+    #pragma omp for
+    for (int i = 0; i < N; ++i) {
+      #pragma omp atomic
+      total += i;
+    }
   }
   printf("conflict_after_output %lld\n", total);
   return check("conflict_after_output", total == (long long)N * (N - 1) / 2);
 }
 
-// The same, printed by another rank (the middle iteration: rank 1's): what it
-// printed had not reached the job's output when the conflict was found, so
-// the region runs again replicated and prints once.
+// A conflict in the window that printed (on rank 1: the middle
+// iteration's): its output is held until the merge, so the region runs
+// again replicated and prints once.
 static int conflict_after_caught_output(void) {
   long long total = 0;
   #pragma omp parallel for
