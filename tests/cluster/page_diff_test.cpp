@@ -195,7 +195,7 @@ page counts_over(const page& before, unsigned seed) {
 }
 
 TEST(PageDiff, ManyShortRunsTravelAsTheWholePageAndItsBitmap) {
-  page before, other_before;
+  page before;
   for (std::size_t i = 0; i < page_bytes; ++i) before.bytes[i] = std::byte(i * 13);
   page now = counts_over(before, 7);
   const page_changes changes = changes_of(before, now);
