@@ -70,7 +70,7 @@ const setting_row<settings> table[] = {
      [](std::string_view v, settings& s) { return parse_count(v, s.node_size); }},
     {"SELFSCHED_MPI_LOAD", "true",
      "divide a rank's power by the run-queue length Q of the asking thread's CPU, sent with each request "
-     "(omp_ext's run-queue monitor)",
+     "(omp_ext's run-queue monitor; not in cluster mode, whose agent runs on no thread of the program)",
      [](std::string_view v, settings& s) { return parse_bool(v, s.load); }},
     {"SELFSCHED_MPI_STATS", "false",
      "at the end of each region, one line per rank: chunks, iterations, time waiting for chunks",

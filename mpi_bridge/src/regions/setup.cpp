@@ -60,7 +60,11 @@ engine::engine(MPI_Comm comm, options opts, serving remote)
 
   choose_configuration(opts_);
   weights_ = exchange_rank_powers(comm_);
-  load_correction_ = current_settings(false).load;
+  // Not for a program elsewhere (cluster mode's agent): the agent runs on no
+  // thread of it, so its CPU's run queue would count the program itself as
+  // load, and the reading, a scan of /proc, held up the loop's first chunk
+  // by milliseconds.
+  load_correction_ = current_settings(false).load && !remote_;
   const omp::bridge::library_settings inner = omp::bridge::settings();
   base_.p = size_;
   apply_chunk(outer_, base_);
