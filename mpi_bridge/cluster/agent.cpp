@@ -33,10 +33,10 @@ namespace {
 
 // Ends the whole job after a message on stderr: a moment first, so that
 // mpirun forwards the message before it kills the ranks.
-[[noreturn]] void end_job(MPI_Comm comm) {
+[[noreturn]] void end_job(MPI_Comm comm, int status = 70) {
   std::fflush(stderr);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  MPI_Abort(comm, 70);
+  MPI_Abort(comm, status);
   std::abort();
 }
 
@@ -144,6 +144,18 @@ class agent {
       early_.while_waiting(merge);
     });
     std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks_));
+    // exit() inside a parallel region (an error path) on some rank while
+    // another merges: the job ends with that program's status, as one
+    // process would.
+    for (int q = 0; q < ranks_ && rank_ == 0; ++q)
+      for (int other = 0; other < ranks_; ++other)
+        if (all[2 * q] == finish_kind && all[2 * other] != finish_kind) {
+          std::fprintf(stderr,
+                       "selfsched-mpirun --cluster: rank %d's program exited (status %lld) inside a parallel region "
+                       "while rank %d is %s; ending the job with its status\n",
+                       q, static_cast<long long>(all[2 * q + 1]), other, kind_name(all[2 * other]));
+          end_job(comm_, static_cast<int>(all[2 * q + 1]));
+        }
     for (int q = 0; q < ranks_; ++q) {
       counts[q] = all[2 * q + 1];
       if (all[2 * q] != kind && rank_ == 0) {

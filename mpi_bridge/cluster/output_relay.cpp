@@ -114,4 +114,17 @@ void output_relay::write_out(std::span<const std::byte> blob) const {
   write_all(saved_[1] >= 0 ? saved_[1] : 2, blob.data() + sizeof lengths + lengths[0], lengths[1]);
 }
 
+void output_relay::exit_in_region(int rank, int error_fd) {
+  if (saved_[0] < 0) return;  // not in a shared region
+  const std::vector<std::byte> blob = take();
+  if (rank == 0) {
+    write_out(blob);
+  } else {
+    std::uint64_t lengths[2];
+    std::memcpy(lengths, blob.data(), sizeof lengths);
+    write_all(error_fd, blob.data() + sizeof lengths + lengths[0], lengths[1]);
+  }
+  end_region();
+}
+
 }  // namespace selfsched::cluster

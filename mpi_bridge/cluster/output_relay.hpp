@@ -48,6 +48,12 @@ class output_relay {
   // Rank 0: writes one rank's blob to where descriptors 1 and 2 pointed
   // before the region.
   void write_out(std::span<const std::byte> blob) const;
+  // The program exits inside a shared region (exit() on an error path): what
+  // it caught goes out as one process's would, rank 0's to its descriptors,
+  // another rank's standard error to `error_fd` (the job's, through its
+  // agent), and descriptors 1 and 2 point back for the C library's last
+  // flush.
+  void exit_in_region(int rank, int error_fd);
 
  private:
   int catch_[2] = {-1, -1};  // memory files for descriptors 1 and 2

@@ -141,7 +141,11 @@ bool cluster_process::set_up(std::string& why) {
   // The main stack from a little below here up: main()'s locals live there.
   // Without its memory files a rank's shared regions cannot keep their
   // output (output_relay.hpp).
-  if (ranks_ > 1) relay_.set_up();
+  if (ranks_ > 1 && relay_.set_up())
+    std::atexit([] {
+      if (cluster_process* p = get(); p != nullptr && p->region_.active && p->region_.shared)
+        p->relay_.exit_in_region(p->rank_, p->error_fd_);
+    });
   const address_range mapped = main_stack();
   int here = 0;
   stack_ = {std::max(mapped.begin, page_floor(reinterpret_cast<std::uintptr_t>(&here)) - 16 * page_bytes), mapped.end};

@@ -6,7 +6,8 @@
 #
 #   cmake -DMPIRUN=selfsched-mpirun -DRANKS=n [-DTHREADS=t] -DPRELOAD=libselfsched.so -DWORK=dir
 #         [-DSEED=name] [-DINPUT=file | -DINPUT_NUMBERS=count | -DINPUT_OPEN=1]
-#         [-DEXPECT_STDERR=regex | -DQUIET=1] [-DSORTED=1] -P compare_runs.cmake -- PROGRAM ARGS...
+#         [-DEXPECT_STDERR=regex | -DQUIET=1] [-DSORTED=1] [-DEXPECT_EXIT=status]
+#         -P compare_runs.cmake -- PROGRAM ARGS...
 #
 # The one process runs ranks x threads threads (THREADS: per rank, default 1)
 # with libselfsched preloaded and every dynamic loop its own, under auto
@@ -20,6 +21,7 @@
 # here, as INPUT. INPUT_OPEN: standard input a pipe nobody writes to or
 # closes (a program that never reads it must not wait for it). SORTED: the
 # program's threads print lines in any order; their sorted lists are compared.
+# EXPECT_EXIT: both runs end with this status (default 0).
 cmake_policy(SET CMP0007 NEW)  # SORTED: empty lines are lines
 include(${CMAKE_CURRENT_LIST_DIR}/../command_after_dashes.cmake)
 command_after_dashes(command)
@@ -81,7 +83,10 @@ run("${WORK}/cluster" cluster_out cluster_rc cluster_err ${CMAKE_COMMAND} -E env
     TMPDIR=${WORK}/tmp ${MPIRUN} --cluster -np ${RANKS} ${command})
 message(STATUS "one process:\n${one_out}")
 
-if(NOT one_rc STREQUAL "0" OR NOT cluster_rc STREQUAL "0")
+if(NOT DEFINED EXPECT_EXIT)
+  set(EXPECT_EXIT 0)
+endif()
+if(NOT one_rc STREQUAL "${EXPECT_EXIT}" OR NOT cluster_rc STREQUAL "${EXPECT_EXIT}")
   message(FATAL_ERROR "exit status: one process ${one_rc}, cluster ${cluster_rc}\n${cluster_out}\n${cluster_err}")
 endif()
 if(DEFINED EXPECT_STDERR AND NOT cluster_err MATCHES "${EXPECT_STDERR}")

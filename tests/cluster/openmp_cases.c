@@ -429,6 +429,20 @@ static int print_in_region(void) {
   return check("print_in_region", all);
 }
 
+// exit() inside a parallel region, on an error path of the middle
+// iteration (rank 1's): the job ends with its status, its message shown.
+static int exit_in_region(void) {
+  #pragma omp parallel for schedule(static)
+  for (int i = 0; i < N; ++i) {
+    global_a[i] = value(i);
+    if (i == N / 2) {
+      fprintf(stderr, "openmp_cases: giving up at iteration %d\n", i);
+      exit(4);
+    }
+  }
+  return check("exit_in_region", 0);  // not reached
+}
+
 // Memory allocated inside the loop body, kept after it, freed serially.
 static int malloc_in_body(void) {
   double** rows = malloc(N * sizeof *rows);
@@ -557,12 +571,13 @@ int main(int argc, char** argv) {
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
-    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region},
+    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
-         strcmp(cases[c].name, "print_in_region")) || !strcmp(which, cases[c].name)) {
+         strcmp(cases[c].name, "print_in_region") &&
+         strcmp(cases[c].name, "exit_in_region")) || !strcmp(which, cases[c].name)) {
       failed += cases[c].run();
       ++ran;
     }
