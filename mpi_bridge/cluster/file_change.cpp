@@ -80,6 +80,7 @@ outcome agreed(cluster_process& p, file_change& change) {
   meet(p, change);
   if (p.rank() == 0) return rank_zero_outcome(p, change.on_real());
   const outcome zero = rank_zero_outcome(p, {});
+  if (change.rank_zero_only()) return zero;
   if (zero.value < 0) {
     change.undo();
     return zero;

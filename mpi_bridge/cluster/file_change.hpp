@@ -40,6 +40,9 @@ class file_change {
   virtual outcome on_private() = 0;
   // The result is a file descriptor: rank 0's number on every rank.
   virtual bool gives_descriptor() const { return false; }
+  // In serial code, rank 0's outcome is every rank's, and on_private() is
+  // not called (a command rank 0 runs for the job: commands.cpp).
+  virtual bool rank_zero_only() const { return false; }
 };
 
 // Carries out `change` on this rank as above; errno is set when it failed.

@@ -94,6 +94,10 @@ void buffer_standard_output(program_heap& heap) {
 
 void cluster_process::start() {
   if (std::getenv("SELFSCHED_CLUSTER_CHANNEL") == nullptr) return;
+  // A process the program started (system(), popen()) inherits the
+  // environment but not the channel (close-on-exec once set up): it runs as
+  // a plain process.
+  if (fcntl(env_int("SELFSCHED_CLUSTER_CHANNEL", -1), F_GETFD) < 0) return;
   runtime_scope scope;
   auto* p = new (process_storage) cluster_process;
   std::string why;
@@ -119,6 +123,7 @@ bool cluster_process::set_up(std::string& why) {
     why = "the program was not started by selfsched-mpirun --cluster's agent (SELFSCHED_CLUSTER_CHANNEL)";
     return false;
   }
+  fcntl(fd, F_SETFD, FD_CLOEXEC);  // the program's own children are not cluster mode's
   if (!route_program_allocations()) {
     why = "the program's heap cannot be placed at its fixed address (0x200000000000): something else is mapped there";
     return false;

@@ -443,6 +443,23 @@ static int exit_in_region(void) {
   return check("exit_in_region", 0);  // not reached
 }
 
+// Serial code runs a command that appends to a file, and one that fails:
+// the file gets one line, not one per rank, and every rank sees the status;
+// then reads a command's output (popen: its child runs as a plain process).
+static int run_command(void) {
+  const int appended = system("echo appended-once >> commands.txt");
+  const int failed = system("exit 3");
+  double s = 0;
+  #pragma omp parallel for reduction(+:s)
+  for (int i = 0; i < N; ++i) s += value(i) * (appended == 0 && failed != 0 ? 1 : 2);  // every rank saw rank 0's statuses
+  char line[64] = "";
+  FILE* command = popen("echo read-from-a-command", "r");  // runs on every rank: it only reads
+  const int read = command != NULL && fgets(line, sizeof line, command) != NULL;
+  if (command != NULL) pclose(command);
+  printf("run_command %d %d %.3f %s", appended, failed, s, line);
+  return check("run_command", appended == 0 && failed != 0 && s > 0 && read);
+}
+
 // Memory allocated inside the loop body, kept after it, freed serially.
 static int malloc_in_body(void) {
   double** rows = malloc(N * sizeof *rows);
@@ -571,13 +588,14 @@ int main(int argc, char** argv) {
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
-    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region},
+    {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region}, {"run_command", run_command},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
          strcmp(cases[c].name, "print_in_region") &&
-         strcmp(cases[c].name, "exit_in_region")) || !strcmp(which, cases[c].name)) {
+         strcmp(cases[c].name, "exit_in_region") &&
+         strcmp(cases[c].name, "run_command")) || !strcmp(which, cases[c].name)) {
       failed += cases[c].run();
       ++ran;
     }
