@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,14 +25,27 @@ std::atomic<std::uint32_t> pause_epoch{0};
 std::atomic<int> threads_held{0};
 std::atomic<bool> installed{false};
 
+// A held thread goes on after this long whatever happens: were it holding a
+// lock the applying thread needs (a C library arena's, shared once threads
+// outnumber arenas), the two would otherwise wait for each other for ever.
+constexpr long longest_hold_ns = 1'000'000'000;
+
 void hold_here(int) {
   const int saved = errno;
   const std::uint32_t epoch = pause_epoch.load(std::memory_order_acquire);
   if (epoch % 2 == 1) {
     threads_held.fetch_add(1, std::memory_order_acq_rel);
-    while (pause_epoch.load(std::memory_order_acquire) == epoch)
-      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&pause_epoch), FUTEX_WAIT_PRIVATE, epoch, nullptr,
+    timespec started{}, now{};
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    while (pause_epoch.load(std::memory_order_acquire) == epoch) {
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      const long waited = (now.tv_sec - started.tv_sec) * 1'000'000'000L + (now.tv_nsec - started.tv_nsec);
+      if (waited >= longest_hold_ns) break;
+      const long left = longest_hold_ns - waited;
+      const timespec timeout{left / 1'000'000'000L, left % 1'000'000'000L};
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&pause_epoch), FUTEX_WAIT_PRIVATE, epoch, &timeout,
               nullptr, 0);
+    }
   }
   errno = saved;
 }

@@ -17,8 +17,9 @@ namespace selfsched::cluster {
 bool install_thread_pause();
 
 // While alive, every other thread of the process that takes the signal
-// within `patience` waits; a thread that does not (the signal blocked) runs
-// on, and only it may see the writes made meanwhile in any order.
+// within `patience` waits (1 s at most); a thread that does not (the signal
+// blocked) runs on, and only it may see the writes made meanwhile in any
+// order.
 class thread_pause {
  public:
   explicit thread_pause(std::chrono::milliseconds patience = std::chrono::milliseconds(20));
