@@ -147,15 +147,15 @@ class agent {
     // exit() inside a parallel region (an error path) on some rank while
     // another merges: the job ends with that program's status, as one
     // process would.
-    for (int q = 0; q < ranks_ && rank_ == 0; ++q)
-      for (int other = 0; other < ranks_; ++other)
-        if (all[2 * q] == finish_kind && all[2 * other] != finish_kind) {
-          std::fprintf(stderr,
-                       "selfsched-mpirun --cluster: rank %d's program exited (status %lld) inside a parallel region "
-                       "while rank %d is %s; ending the job with its status\n",
-                       q, static_cast<long long>(all[2 * q + 1]), other, kind_name(all[2 * other]));
-          end_job(comm_, static_cast<int>(all[2 * q + 1]));
-        }
+    int exited = -1, other = -1;
+    for (int q = 0; q < ranks_; ++q) (all[2 * q] == finish_kind ? exited : other) = q;
+    if (rank_ == 0 && exited >= 0 && other >= 0) {
+      std::fprintf(stderr,
+                   "selfsched-mpirun --cluster: rank %d's program exited (status %lld) inside a parallel region "
+                   "while rank %d is %s; ending the job with its status\n",
+                   exited, static_cast<long long>(all[2 * exited + 1]), other, kind_name(all[2 * other]));
+      end_job(comm_, static_cast<int>(all[2 * exited + 1]));
+    }
     for (int q = 0; q < ranks_; ++q) {
       counts[q] = all[2 * q + 1];
       if (all[2 * q] != kind && rank_ == 0) {

@@ -34,8 +34,10 @@ enum class request_kind : std::uint32_t {
 
 inline constexpr std::uint32_t channel_magic = 0x53534348;  // "SSCH"
 inline constexpr int channel_max_ranks = 4096;
-// How many `single` constructs apart a region's threads may be (single_claims.hpp).
+// How many `single` constructs apart a region's threads may be, and the
+// answers to a single_claim (single_claims.hpp).
 inline constexpr std::uint64_t single_claim_slots = 4096;
+enum class single_claim_outcome : std::int64_t { taken = 1, taken_elsewhere = 0, too_far_apart = -1, by_turns = 2 };
 
 struct received_block {
   std::uint64_t offset = 0;  // in the incoming area

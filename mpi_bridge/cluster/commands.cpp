@@ -19,14 +19,16 @@
 namespace selfsched::cluster {
 namespace {
 
+int real_system(const char* command) {
+  static const auto real = next_definition<int (*)(const char*)>("system");
+  return real(command);
+}
+
 class run_command final : public file_change {
  public:
   explicit run_command(const char* command) : command_(command) {}
   std::string what() const override { return "runs the command '" + std::string(command_) + "'"; }
-  outcome on_real() override {
-    static const auto real = next_definition<int (*)(const char*)>("system");
-    return {real(command_), 0};
-  }
+  outcome on_real() override { return {real_system(command_), 0}; }
   outcome on_private() override { return {0, 0}; }
   bool rank_zero_only() const override { return true; }
 
@@ -39,10 +41,9 @@ class run_command final : public file_change {
 
 extern "C" __attribute__((visibility("default"))) int system(const char* command) {
   using namespace selfsched::cluster;
-  static const auto real = next_definition<int (*)(const char*)>("system");
   cluster_process* p = cluster_process::get();
   // system(NULL) asks whether a shell exists: every rank may ask.
-  if (command == nullptr || p == nullptr || p->ranks() == 1) return real(command);
+  if (command == nullptr || p == nullptr || p->ranks() == 1) return real_system(command);
   run_command change(command);
   return static_cast<int>(carry_out(change).value);
 }

@@ -683,8 +683,9 @@ bool cluster_process::merge_shared(bool region_end) {
     tracker_.roll_back_window();
     return false;
   }
-  bool relayed = false;
-  for (const auto& blob : blobs) relayed = relayed || (diff_reader(blob.data(), blob.size()).header().flags & flag_relayed_output);
+  const bool relayed = std::any_of(blobs.begin(), blobs.end(), [](const auto& blob) {
+    return (diff_reader(blob.data(), blob.size()).header().flags & flag_relayed_output) != 0;
+  });
   for (int q = 0; q < ranks_; ++q) {
     if (q == rank_) continue;
     diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());

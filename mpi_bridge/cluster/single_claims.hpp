@@ -28,7 +28,7 @@ class single_claims {
   single_claims(const single_claims&) = delete;
   single_claims& operator=(const single_claims&) = delete;
 
-  enum class outcome : std::int64_t { taken = 1, taken_elsewhere = 0, too_far_apart = -1, by_turns = 2 };
+  using outcome = single_claim_outcome;
   // The `count`th single (from 1) of parallel region `region`.
   outcome claim(std::uint64_t region, std::uint64_t count);
 

@@ -148,17 +148,51 @@ SELFSCHED_EXPORT int __printf_chk(int flag, const char* format, ...) {
   return n;
 }
 
-SELFSCHED_EXPORT int fputs(const char* text, FILE* stream) {
-  SELFSCHED_NEXT(fputs);
-  if (straight_to_descriptor(stream)) return write_all(stream, text, std::strlen(text)) ? 1 : EOF;
-  return real(text, stream);
-}
+// The locked and unlocked forms of each call, alike: one definition each.
+#define SELFSCHED_FPUTS(name)                                                                           \
+  SELFSCHED_EXPORT int name(const char* text, FILE* stream) {                                          \
+    SELFSCHED_NEXT(name);                                                                                \
+    if (straight_to_descriptor(stream)) return write_all(stream, text, std::strlen(text)) ? 1 : EOF;    \
+    return real(text, stream);                                                                           \
+  }
+#define SELFSCHED_FWRITE(name)                                                                          \
+  SELFSCHED_EXPORT std::size_t name(const void* data, std::size_t size, std::size_t count, FILE* stream) { \
+    SELFSCHED_NEXT(name);                                                                                \
+    if (straight_to_descriptor(stream) && size != 0)                                                     \
+      return write_all(stream, static_cast<const char*>(data), size * count) ? count : 0;               \
+    return real(data, size, count, stream);                                                              \
+  }
+#define SELFSCHED_PUTC(name)                                                                            \
+  SELFSCHED_EXPORT int name(int c, FILE* stream) {                                                       \
+    SELFSCHED_NEXT(name);                                                                                \
+    return straight_to_descriptor(stream) ? put_straight(c, stream) : real(c, stream);                  \
+  }
+#define SELFSCHED_PUTCHAR(name)                                                                         \
+  SELFSCHED_EXPORT int name(int c) {                                                                     \
+    SELFSCHED_NEXT(name);                                                                                \
+    return straight_to_descriptor(stdout) ? put_straight(c, stdout) : real(c);                          \
+  }
 
-SELFSCHED_EXPORT int fputs_unlocked(const char* text, FILE* stream) {
-  SELFSCHED_NEXT(fputs_unlocked);
-  if (straight_to_descriptor(stream)) return write_all(stream, text, std::strlen(text)) ? 1 : EOF;
-  return real(text, stream);
+namespace {
+int put_straight(int c, FILE* stream) {
+  const char byte = static_cast<char>(c);
+  return write_all(stream, &byte, 1) ? static_cast<unsigned char>(c) : EOF;
 }
+}  // namespace
+
+extern "C" int _IO_putc(int, FILE*);  // putc's older name, which the C library still exports
+
+SELFSCHED_FPUTS(fputs)
+SELFSCHED_FPUTS(fputs_unlocked)
+SELFSCHED_FWRITE(fwrite)
+SELFSCHED_FWRITE(fwrite_unlocked)
+SELFSCHED_PUTC(fputc)
+SELFSCHED_PUTC(putc)
+SELFSCHED_PUTC(_IO_putc)
+SELFSCHED_PUTC(fputc_unlocked)
+SELFSCHED_PUTC(putc_unlocked)
+SELFSCHED_PUTCHAR(putchar)
+SELFSCHED_PUTCHAR(putchar_unlocked)
 
 SELFSCHED_EXPORT int puts(const char* text) {
   SELFSCHED_NEXT(puts);
@@ -172,61 +206,4 @@ SELFSCHED_EXPORT int puts(const char* text) {
     return write_all(stdout, line, size + 1) ? 1 : EOF;
   }
   return write_all(stdout, text, size) && write_all(stdout, "\n", 1) ? 1 : EOF;
-}
-
-SELFSCHED_EXPORT std::size_t fwrite(const void* data, std::size_t size, std::size_t count, FILE* stream) {
-  SELFSCHED_NEXT(fwrite);
-  if (straight_to_descriptor(stream) && size != 0)
-    return write_all(stream, static_cast<const char*>(data), size * count) ? count : 0;
-  return real(data, size, count, stream);
-}
-
-SELFSCHED_EXPORT std::size_t fwrite_unlocked(const void* data, std::size_t size, std::size_t count, FILE* stream) {
-  SELFSCHED_NEXT(fwrite_unlocked);
-  if (straight_to_descriptor(stream) && size != 0)
-    return write_all(stream, static_cast<const char*>(data), size * count) ? count : 0;
-  return real(data, size, count, stream);
-}
-
-namespace {
-int put_straight(int c, FILE* stream) {
-  const char byte = static_cast<char>(c);
-  return write_all(stream, &byte, 1) ? static_cast<unsigned char>(c) : EOF;
-}
-}  // namespace
-
-SELFSCHED_EXPORT int fputc(int c, FILE* stream) {
-  SELFSCHED_NEXT(fputc);
-  return straight_to_descriptor(stream) ? put_straight(c, stream) : real(c, stream);
-}
-
-SELFSCHED_EXPORT int putc(int c, FILE* stream) {
-  SELFSCHED_NEXT(putc);
-  return straight_to_descriptor(stream) ? put_straight(c, stream) : real(c, stream);
-}
-
-extern "C" int _IO_putc(int, FILE*);
-SELFSCHED_EXPORT int _IO_putc(int c, FILE* stream) {
-  SELFSCHED_NEXT(_IO_putc);
-  return straight_to_descriptor(stream) ? put_straight(c, stream) : real(c, stream);
-}
-
-SELFSCHED_EXPORT int putchar(int c) {
-  SELFSCHED_NEXT(putchar);
-  return straight_to_descriptor(stdout) ? put_straight(c, stdout) : real(c);
-}
-
-SELFSCHED_EXPORT int fputc_unlocked(int c, FILE* stream) {
-  SELFSCHED_NEXT(fputc_unlocked);
-  return straight_to_descriptor(stream) ? put_straight(c, stream) : real(c, stream);
-}
-
-SELFSCHED_EXPORT int putc_unlocked(int c, FILE* stream) {
-  SELFSCHED_NEXT(putc_unlocked);
-  return straight_to_descriptor(stream) ? put_straight(c, stream) : real(c, stream);
-}
-
-SELFSCHED_EXPORT int putchar_unlocked(int c) {
-  SELFSCHED_NEXT(putchar_unlocked);
-  return straight_to_descriptor(stdout) ? put_straight(c, stdout) : real(c);
 }

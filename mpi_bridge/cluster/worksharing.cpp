@@ -348,19 +348,22 @@ __attribute__((visibility("default"))) std::int32_t __kmpc_single(ident* loc, st
   member_state* m = shared_member();
   if (m == nullptr) return mine;
   const std::uint64_t count = ++m->singles;  // every thread counts, so the winner's count is the construct's
-  cluster_process& p = *cluster_process::get();
+  cluster_process& p = process();
   if (mine == 0 || p.ranks() == 1) return mine;
+  using claim = single_claim_outcome;
   static std::atomic<bool> by_turns{false};  // the agent cannot claim: singles go round the ranks
-  std::int64_t results[8] = {2};
+  std::int64_t results[8] = {static_cast<std::int64_t>(claim::by_turns)};
   if (!by_turns.load(std::memory_order_relaxed))
     p.ask_agent(request_kind::single_claim,
                 {static_cast<std::int64_t>(p.region().number), static_cast<std::int64_t>(count)}, results);
-  if (results[0] == 2) {
+  claim answer = static_cast<claim>(results[0]);
+  if (answer == claim::by_turns) {
     by_turns.store(true, std::memory_order_relaxed);
-    results[0] = static_cast<std::int64_t>((count - 1) % static_cast<std::uint64_t>(p.ranks())) == p.rank();
+    const bool mine_in_turn = static_cast<int>((count - 1) % static_cast<std::uint64_t>(p.ranks())) == p.rank();
+    answer = mine_in_turn ? claim::taken : claim::taken_elsewhere;
   }
-  if (results[0] == 1) return mine;
-  if (results[0] < 0)
+  if (answer == claim::taken) return mine;
+  if (answer == claim::too_far_apart)
     p.stop("selfsched-mpirun --cluster: the threads of the parallel region at " + describe_site(loc) +
            " are more than " + std::to_string(single_claim_slots) +
            " single constructs apart (nowait singles without a barrier between): cluster mode cannot tell which "
