@@ -156,6 +156,13 @@ void pad_environment(std::vector<std::string>& env, std::size_t bytes) {
 }
 
 int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet, int input) {
+  // Built before the fork: the agent has threads (MPI's, the engine's), so
+  // the child does only system calls until it execs.
+  std::vector<char*> args, vars;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const std::string& e : env) vars.push_back(const_cast<char*>(e.c_str()));
+  vars.push_back(nullptr);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid != 0) return pid;
@@ -171,11 +178,6 @@ int start_program(const std::vector<std::string>& argv, const std::vector<std::s
   }
   if (input >= 0) dup2(input, 0);
   signal(SIGPIPE, SIG_DFL);  // the agent ignores it, and ignored signals stay so across exec
-  std::vector<char*> args, vars;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const std::string& e : env) vars.push_back(const_cast<char*>(e.c_str()));
-  vars.push_back(nullptr);
   execve(args[0], args.data(), vars.data());
   _exit(127);
 }
