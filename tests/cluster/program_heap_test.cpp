@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <vector>
 
 using namespace selfsched::cluster;
 
@@ -93,6 +94,35 @@ TEST(ProgramHeap, LargeBlocksAreReusedAndSplit) {
   void* c = heap.allocate(big, 16, 0, false);
   EXPECT_GT(c, b);
   EXPECT_LT(static_cast<char*>(c), static_cast<char*>(a) + 4 * big + 4096);  // from the rest of the freed block
+}
+
+// Arrays of 64 KiB and more sit 16 bytes into a page, whatever was
+// allocated between them, as the C library's are: a loop over two of them
+// sees the same offsets modulo 4 KiB as in one process (no 4K aliasing).
+TEST(ProgramHeap, LargeArraysStartAtTheSameOffsetInAPage) {
+  program_heap heap(small());
+  const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4096; };
+  std::vector<void*> arrays;
+  for (const std::size_t bytes : {std::size_t{64} << 10, std::size_t{1000000}, std::size_t{32000000}}) {
+    ASSERT_NE(heap.allocate(40, 16, 0, false), nullptr);  // small blocks between
+    arrays.push_back(heap.allocate(bytes, 16, 0, false));
+    ASSERT_NE(arrays.back(), nullptr);
+    EXPECT_EQ(offset(arrays.back()), 16u) << bytes << " bytes";
+  }
+  const std::size_t big = program_heap::largest_class + 1;
+  void* whole = heap.allocate(3 * big, 16, 0, false);
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ(offset(whole), 16u);
+  heap.release(whole, 0, false);
+  void* first = heap.allocate(big, 16, 0, false);
+  void* rest = heap.allocate(big, 16, 0, false);  // from the split block's rest
+  EXPECT_EQ(first, whole);
+  EXPECT_EQ(offset(rest), 16u);
+  EXPECT_LT(static_cast<char*>(rest), static_cast<char*>(whole) + 3 * big);
+  // Small blocks stay packed: header and class size apart.
+  char* p = static_cast<char*>(heap.allocate(1000, 16, 0, false));
+  char* q = static_cast<char*>(heap.allocate(1000, 16, 0, false));
+  EXPECT_EQ(q - p, static_cast<std::ptrdiff_t>(program_heap::class_size(program_heap::class_of(1000)) + 16));
 }
 
 TEST(ProgramHeap, ThreadArenasAreApartAndFallBack) {
