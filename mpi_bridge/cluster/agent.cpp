@@ -203,7 +203,7 @@ class agent {
     MPI_Request r;
     MPI_Iallgatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(),
                     p.sizes.data(), p.offsets.data(), MPI_BYTE, comm_, &r);
-    wait_for_bytes(r);
+    wait_for_bytes(r, p.end);
   }
 
   void gather() {
@@ -213,7 +213,7 @@ class agent {
     MPI_Request r;
     MPI_Igatherv(channel_.outgoing(), static_cast<int>(c.outgoing_bytes), MPI_BYTE, channel_.incoming(),
                  p.sizes.data(), p.offsets.data(), MPI_BYTE, 0, comm_, &r);
-    wait_for_bytes(r);
+    wait_for_bytes(r, p.end);
   }
 
   [[noreturn]] void too_big() {
@@ -224,10 +224,13 @@ class agent {
   }
 
   // After announce(): every rank is in the exchange, its bytes ready; only
-  // the transfer is left, and it needs MPI called.
-  void wait_for_bytes(MPI_Request& r) {
-    wait_for_ready_ranks(r, std::chrono::milliseconds(200), std::chrono::milliseconds(1),
-                         [this] { stop_if_program_killed(); });
+  // the transfer is left, and it needs MPI called. Polled for as long as the
+  // bytes take at 100 MB/s (a slow link), 200 ms at least: over TCP between
+  // two nodes, 72 MB polled for 200 ms and then tested every millisecond
+  // took 210-350 ms, each test moving one fragment.
+  void wait_for_bytes(MPI_Request& r, std::uint64_t bytes) {
+    const auto patience = std::chrono::milliseconds(200) + std::chrono::microseconds(bytes / 100);
+    wait_for_ready_ranks(r, patience, std::chrono::milliseconds(1), [this] { stop_if_program_killed(); });
   }
 
   // Left for serve() to reap (WNOWAIT): a program that exited keeps its status.
