@@ -100,6 +100,14 @@ bool route_program_allocations() {
   return true;
 }
 
+bool allocating_for_program(void* caller) { return for_program(caller); }
+
+void* program_mapping(std::size_t bytes) {
+  void* p = heap.load(std::memory_order_relaxed)->allocate_mapping(bytes, arena);  // a full thread arena: the serial one
+  if (p == nullptr) errno = ENOMEM;
+  return p;
+}
+
 runtime_scope::runtime_scope() { ++runtime_depth; }
 runtime_scope::~runtime_scope() { --runtime_depth; }
 

@@ -22,6 +22,13 @@ bool route_program_allocations();
 // thread takes the serial arena when cluster mode starts.
 void set_thread_arena(int arena, bool shared_window);
 
+// For the program's own mappings (program_mappings.cpp): whether an
+// allocation `caller` makes on this thread now is the program's (as for
+// malloc), and a mapping of zeroed whole pages of the program's heap for it
+// (program_heap::allocate_mapping; nullptr and errno when there is no room).
+bool allocating_for_program(void* caller);
+void* program_mapping(std::size_t bytes);
+
 // While one lives on a thread, that thread's allocations are the runtime's,
 // whoever calls malloc: cluster mode's own work (messages, merges) must not
 // touch the program's heap, least of all on one rank only.

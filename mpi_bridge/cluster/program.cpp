@@ -1,4 +1,5 @@
 #include "program.hpp"
+#include "program_mappings.hpp"
 #include "standard_streams.hpp"
 
 #include <fcntl.h>
@@ -391,7 +392,7 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   // The region's own time starts here: what serial code left to compare is
   // paid the same however the region runs.
   r.started_ns = omp::bridge::now_ns();
-  r.shared = shareable && runs_shared(site);
+  r.shared = shareable && !unmerged_mappings_ && runs_shared(site);
   if (!r.shared && sites_[site].replicated_unchecked()) {  // an earlier run of the program found it alike
     r.unchecked = true;
     ++sites_[site].unchecked_runs;
@@ -415,16 +416,21 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
   // Ahead of the list, what the last region's end cost here, and what auto's
   // cache says of the region beginning (the first time this run meets it;
   // rank 0's cache is every rank's).
+  // And whether this rank's program has memory mapped that is not merged.
+  const std::string unmerged = unmerged_program_mapping();
   struct ahead {
     std::uint64_t end_ns;
     std::uint64_t remembered;
     std::uint64_t site;
+    std::uint64_t unmerged_mapping;
   } mine{finished_ ? finished_->end_ns : 0,
          sites_.count(region_.site) != 0 ? 0 : static_cast<std::uint64_t>(omp::bridge::remembered_region(region_.site)),
-         reinterpret_cast<std::uintptr_t>(region_.site)};
+         reinterpret_cast<std::uintptr_t>(region_.site), unmerged.empty() ? 0u : 1u};
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   std::memcpy(channel_->outgoing() + sizeof mine, written.data(), written.size() * sizeof(std::uintptr_t));
   auto lists = exchange(sizeof mine + written.size() * sizeof(std::uintptr_t));
+  unmerged_mappings_ = false;
+  int unmerged_rank = -1;
   std::vector<std::uintptr_t> pages;
   for (std::size_t q = 0; q < lists.size(); ++q) {
     const auto* a = reinterpret_cast<const std::uintptr_t*>(lists[q].data() + sizeof mine);
@@ -439,6 +445,7 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
                       std::to_string(rank_) + " began the one at " + describe_site(region_.site) +
                       ": the ranks' serial code took different paths (it read something that differs between "
                       "ranks: a clock, a process id, a result summed in another order)");
+    if (theirs.unmerged_mapping != 0 && !unmerged_mappings_) unmerged_mappings_ = true, unmerged_rank = static_cast<int>(q);
     if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
     if (q == 0 && sites_.count(region_.site) == 0) {  // what an earlier run found
       using choice = omp::bridge::region_choice;
@@ -448,6 +455,11 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
       if (remembered == choice::replicated_alike) record.alike_runs = alike_runs_to_trust;
     }
   }
+  if (unmerged_mappings_ && !said_unmerged_ && rank_ == 0)
+    say("selfsched-mpirun --cluster: the program has memory mapped that cluster mode does not merge (" +
+        (unmerged_rank == 0 ? unmerged : "on rank " + std::to_string(unmerged_rank)) +
+        "); parallel regions run replicated on every rank while it is mapped");
+  said_unmerged_ = said_unmerged_ || unmerged_mappings_;
   if (finished_) choose_next_run(*finished_);
   finished_.reset();
   std::sort(pages.begin(), pages.end());

@@ -188,6 +188,9 @@ class cluster_process {
   std::vector<double> power_per_thread_;  // each rank's, from its power at the first region
   int arena_bound_ = 1;  // arenas that may hold blocks: the serial one and every cluster-wide thread's
   bool reconciled_once_ = false;
+  // Some rank's program has memory mapped that is not merged
+  // (program_mappings.hpp): regions run replicated. Said once.
+  bool unmerged_mappings_ = false, said_unmerged_ = false;
   region_state region_;
   // A replicated region that wrote the same bytes on every rank this many
   // times in a row runs unchecked from then on (its writes are trusted as

@@ -237,6 +237,28 @@ std::size_t program_heap::usable_size(const void* p) const {
   return (block_at(block).size_word & ~flag_bits) - moved;
 }
 
+// allocate() puts an `aligned` header before every payload it moves up, its
+// size bits zero; a mapping's holds its bytes there.
+void* program_heap::allocate_mapping(std::size_t bytes, int arena) {
+  if (bytes == 0 || bytes % large_page != 0) return nullptr;
+  void* p = allocate(bytes, large_page, arena, true);
+  if (p != nullptr) block_at(block_of(p)).size_word = bytes | aligned | in_use;
+  return p;
+}
+
+std::size_t program_heap::mapping_bytes(const void* p) const {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  if (!contains(p) || at % large_page != 0 || at - base_ < large_page) return 0;
+  const std::uint64_t word = block_at(block_of(p)).size_word;
+  return (word & (aligned | in_use)) == (aligned | in_use) ? word & ~flag_bits : 0;
+}
+
+bool program_heap::resize_mapping(void* p, std::size_t bytes) {
+  if (mapping_bytes(p) == 0 || bytes == 0 || bytes % large_page != 0 || bytes > usable_size(p)) return false;
+  block_at(block_of(p)).size_word = bytes | aligned | in_use;
+  return true;
+}
+
 void* program_heap::reallocate(void* p, std::size_t size, int arena, bool defer_foreign) {
   if (p == nullptr) return allocate(size, header_bytes, arena, false);
   const std::size_t have = usable_size(p);

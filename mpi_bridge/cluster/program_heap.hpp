@@ -67,6 +67,15 @@ class program_heap {
   void release(void* p, int arena, bool defer_foreign);
   void* reallocate(void* p, std::size_t size, int arena, bool defer_foreign);
   std::size_t usable_size(const void* p) const;
+  // A program's own mapping (program_mappings.hpp): `bytes` (whole pages)
+  // of zeroed memory at a page, a block whose header says it is a mapping
+  // and of how many bytes. The header is merged memory, so every rank knows
+  // a mapping that a thread of another rank made.
+  void* allocate_mapping(std::size_t bytes, int arena);
+  // The mapping's bytes when `p` is where one begins, else 0.
+  std::size_t mapping_bytes(const void* p) const;
+  // The mapping at `p` now has `bytes`: false when its block is too small.
+  bool resize_mapping(void* p, std::size_t bytes);
   // Frees the blocks arenas 0 .. arena_bound deferred, arena by arena: the
   // same on every rank, since the lists merged like any memory.
   void settle_deferred(int arena_bound);

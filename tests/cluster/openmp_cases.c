@@ -2,7 +2,10 @@
 // run with the same output as one process: every case computes its result
 // in parallel, checks it against a serial computation, and prints both the
 // result and "ok" or "WRONG". `openmp_cases CASE [output file]`.
+#define _GNU_SOURCE  // mremap
+#include <fcntl.h>
 #include <omp.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -578,6 +581,53 @@ static int write_file(const char* path) {
   return check("write_file", 1);
 }
 
+// Memory the program maps for itself: anonymous mappings are merged like
+// the heap (grown with mremap, mapped and unmapped inside the loop too); a
+// file mapped writable is not, and the regions run replicated while it is.
+static int own_mappings(void) {
+  size_t n = 1 << 20;
+  double* a = mmap(NULL, n * sizeof(double), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (a == MAP_FAILED) return check("own_mappings", 0);
+  #pragma omp parallel for schedule(dynamic, 1000)
+  for (size_t i = 0; i < n; ++i) a[i] = value((int)(i % N));
+  a = mremap(a, n * sizeof(double), 2 * n * sizeof(double), MREMAP_MAYMOVE);
+  if (a == MAP_FAILED) return check("own_mappings", 0);
+  int zero = 1;
+  for (size_t i = n; i < 2 * n; i += 4096 / sizeof(double)) zero = zero && a[i] == 0;
+  #pragma omp parallel for schedule(guided)
+  for (size_t i = n; i < 2 * n; ++i) {
+    double* scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    scratch[i % 512] = a[i - n] * 3;
+    a[i] = scratch[i % 512];
+    munmap(scratch, 4096);
+  }
+  double s = 0, e = 0;
+  for (size_t i = 0; i < 2 * n; ++i) { s += a[i]; e += value((int)(i % n % N)) * (i < n ? 1 : 3); }
+  munmap(a, 2 * n * sizeof(double));
+  printf("own_mappings %.3f zero %d\n", s, zero);
+  return check("own_mappings", s == e && zero);
+}
+
+static int mapped_file(void) {
+  const char* name = "mapped_file.bin";
+  const int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || ftruncate(fd, N * sizeof(double)) != 0) return check("mapped_file", 0);
+  double* f = mmap(NULL, N * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (f == MAP_FAILED) return check("mapped_file", 0);
+  #pragma omp parallel for schedule(dynamic, 100)
+  for (int i = 0; i < N; ++i) f[i] = value(i) * 2;
+  double s = 0, e = 0;
+  for (int i = 0; i < N; ++i) { s += f[i]; e += value(i) * 2; }
+  munmap(f, N * sizeof(double));
+  unlink(name);
+  #pragma omp parallel for  // unmapped: shared again
+  for (int i = 0; i < N; ++i) global_a[i] = value(i);
+  for (int i = 0; i < N; ++i) e += global_a[i], s += value(i);
+  printf("mapped_file %.3f\n", s);
+  return check("mapped_file", s == e);
+}
+
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "all";
   struct { const char* name; int (*run)(void); } cases[] = {
@@ -589,13 +639,14 @@ int main(int argc, char** argv) {
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
     {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region}, {"run_command", run_command},
+    {"own_mappings", own_mappings}, {"mapped_file", mapped_file},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
          strcmp(cases[c].name, "print_in_region") &&
          strcmp(cases[c].name, "exit_in_region") &&
-         strcmp(cases[c].name, "run_command")) || !strcmp(which, cases[c].name)) {
+         strcmp(cases[c].name, "run_command") && strcmp(cases[c].name, "mapped_file")) || !strcmp(which, cases[c].name)) {
       failed += cases[c].run();
       ++ran;
     }

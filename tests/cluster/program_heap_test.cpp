@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
@@ -123,6 +124,30 @@ TEST(ProgramHeap, LargeArraysStartAtTheSameOffsetInAPage) {
   char* p = static_cast<char*>(heap.allocate(1000, 16, 0, false));
   char* q = static_cast<char*>(heap.allocate(1000, 16, 0, false));
   EXPECT_EQ(q - p, static_cast<std::ptrdiff_t>(program_heap::class_size(program_heap::class_of(1000)) + 16));
+}
+
+// A program's own mapping: page aligned, zeroed, its length in its header;
+// a block from posix_memalign is not one.
+TEST(ProgramHeap, MappingsKnowTheirLength) {
+  program_heap heap(small());
+  void* m = heap.allocate_mapping(3 * 4096, 1);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(m) % 4096, 0u);
+  EXPECT_EQ(heap.mapping_bytes(m), 3u * 4096);
+  EXPECT_EQ(heap.mapping_bytes(static_cast<char*>(m) + 4096), 0u);
+  std::memset(m, 7, 3 * 4096);
+  EXPECT_TRUE(heap.resize_mapping(m, 4096));
+  EXPECT_EQ(heap.mapping_bytes(m), 4096u);
+  EXPECT_FALSE(heap.resize_mapping(m, 64 * 4096));  // more than its block
+  EXPECT_EQ(heap.allocate_mapping(100, 1), nullptr);  // not whole pages
+  void* aligned = heap.allocate(4096, 4096, 1, false);
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(heap.mapping_bytes(aligned), 0u);
+  heap.release(m, 1, false);
+  void* again = heap.allocate_mapping(3 * 4096, 1);  // reused: zeroed again
+  ASSERT_NE(again, nullptr);
+  const auto* bytes = static_cast<const unsigned char*>(again);
+  EXPECT_TRUE(std::all_of(bytes, bytes + 3 * 4096, [](unsigned char b) { return b == 0; }));
 }
 
 TEST(ProgramHeap, ThreadArenasAreApartAndFallBack) {
