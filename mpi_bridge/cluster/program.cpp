@@ -134,6 +134,7 @@ bool cluster_process::set_up(std::string& why) {
   const heap_geometry& g = heap_->geometry();
   if (!tracker_.start({g.base, g.base + g.total()}, why)) return false;
   // The program's own modules: their writable data is shared memory.
+  modules_loaded_ = loads_so_far();
   for (const module_info& m : loaded_modules()) {
     if (m.runtime) continue;
     for (const address_range& d : m.data) {
@@ -203,6 +204,24 @@ const std::vector<int>& cluster_process::threads_per_rank() {
     power_per_thread_.push_back(h.power > 0 && std::isfinite(h.power) ? h.power / threads_per_rank_.back() : 1.0);
   }
   return threads_per_rank_;
+}
+
+void cluster_process::track_modules_loaded_since(std::vector<std::uintptr_t>& written) {
+  const unsigned long long loads = loads_so_far();
+  if (loads == modules_loaded_) return;
+  modules_loaded_ = loads;
+  for (const module_info& m : loaded_modules()) {
+    if (m.runtime) continue;
+    for (const address_range& d : m.data) {
+      if (std::any_of(module_data_.begin(), module_data_.end(),
+                      [&](const address_range& known) { return known.begin == d.begin; }))
+        continue;
+      if (!tracker_.add_range(d)) stop_everywhere("selfsched-mpirun --cluster: too much static data to keep copies of "
+                                                  "in " + m.path + ", which the program loaded");
+      module_data_.push_back(d);
+      for (std::uintptr_t page = d.begin; page < d.end; page += page_bytes) written.push_back(page);
+    }
+  }
 }
 
 std::vector<address_range> cluster_process::tracked_ranges() const {
@@ -386,6 +405,7 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
     return false;
   }
   std::vector<std::uintptr_t> written;
+  track_modules_loaded_since(written);
   tracker_.begin_window(tracked_ranges(), !reconciled_once_, written);
   reconcile(written);
   reconciled_once_ = true;
@@ -423,9 +443,10 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
     std::uint64_t remembered;
     std::uint64_t site;
     std::uint64_t unmerged_mapping;
+    std::uint64_t modules;  // where the program's libraries are (some loaded since the first region)
   } mine{finished_ ? finished_->end_ns : 0,
          sites_.count(region_.site) != 0 ? 0 : static_cast<std::uint64_t>(omp::bridge::remembered_region(region_.site)),
-         reinterpret_cast<std::uintptr_t>(region_.site), unmerged.empty() ? 0u : 1u};
+         reinterpret_cast<std::uintptr_t>(region_.site), unmerged.empty() ? 0u : 1u, layout().modules};
   std::memcpy(channel_->outgoing(), &mine, sizeof mine);
   std::memcpy(channel_->outgoing() + sizeof mine, written.data(), written.size() * sizeof(std::uintptr_t));
   auto lists = exchange(sizeof mine + written.size() * sizeof(std::uintptr_t));
@@ -445,6 +466,10 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
                       std::to_string(rank_) + " began the one at " + describe_site(region_.site) +
                       ": the ranks' serial code took different paths (it read something that differs between "
                       "ranks: a clock, a process id, a result summed in another order)");
+    if (theirs.modules != mine.modules)
+      stop_everywhere("selfsched-mpirun --cluster: a library the program loaded (dlopen) sits at other addresses on "
+                      "rank " + std::to_string(q) + " than on rank " + std::to_string(rank_) +
+                      ": its data cannot be merged");
     if (theirs.unmerged_mapping != 0 && !unmerged_mappings_) unmerged_mappings_ = true, unmerged_rank = static_cast<int>(q);
     if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
     if (q == 0 && sites_.count(region_.site) == 0) {  // what an earlier run found

@@ -183,6 +183,11 @@ class cluster_process {
   output_relay relay_;  // rank > 0: a shared region's standard output and error, for rank 0
   void relay_output();  // at a merge where some rank caught output: rank 0 writes it
   std::vector<address_range> module_data_;
+  unsigned long long modules_loaded_ = 0;  // the loader's count of loads when module_data_ was made
+  // Libraries the program loaded since (dlopen): their writable data is
+  // tracked from now on, and its pages are compared like serial code's
+  // writes (appended to `written`).
+  void track_modules_loaded_since(std::vector<std::uintptr_t>& written);
   address_range stack_{};
   std::vector<int> threads_per_rank_;
   std::vector<double> power_per_thread_;  // each rank's, from its power at the first region

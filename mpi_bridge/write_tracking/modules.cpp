@@ -5,6 +5,7 @@
 #include <sys/auxv.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
 #include <mutex>
 
@@ -38,6 +39,14 @@ address_range text_of_mapped(std::uintptr_t base) {
   return r;
 }
 
+std::mutex runtime_objects_lock;
+std::vector<std::uintptr_t> runtime_objects;  // load addresses
+
+bool loaded_by_runtime(std::uintptr_t object) {
+  std::lock_guard hold(runtime_objects_lock);
+  return std::find(runtime_objects.begin(), runtime_objects.end(), object) != runtime_objects.end();
+}
+
 int collect(dl_phdr_info* info, std::size_t, void* data) {
   auto& out = *static_cast<std::vector<module_info>*>(data);
   module_info m;
@@ -65,8 +74,9 @@ int collect(dl_phdr_info* info, std::size_t, void* data) {
       if (e > b) m.data.push_back({b, e});
     }
   }
-  m.runtime = is_runtime_module(m.path);
-  m.allocates_for_runtime = allocates_for_runtime(m.path);
+  const bool runtime_loaded = loaded_by_runtime(info->dlpi_addr);
+  m.runtime = runtime_loaded || is_runtime_module(m.path);
+  m.allocates_for_runtime = runtime_loaded || allocates_for_runtime(m.path);
   out.push_back(std::move(m));
   return 0;
 }
@@ -124,6 +134,37 @@ std::vector<module_info> loaded_modules() {
   std::vector<module_info> out;
   dl_iterate_phdr(collect, &out);
   return out;
+}
+
+std::vector<std::uintptr_t> loaded_objects() {
+  std::vector<std::uintptr_t> out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        static_cast<std::vector<std::uintptr_t>*>(data)->push_back(info->dlpi_addr);
+        return 0;
+      },
+      &out);
+  return out;
+}
+
+void mark_loaded_by_runtime(const std::vector<std::uintptr_t>& objects) {
+  {
+    std::lock_guard hold(runtime_objects_lock);
+    runtime_objects.insert(runtime_objects.end(), objects.begin(), objects.end());
+  }
+  table.store(nullptr, std::memory_order_release);  // callers looked up again (older tables stay: see rebuild)
+}
+
+unsigned long long loads_so_far() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t size, void* out) {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+          *static_cast<unsigned long long*>(out) = info->dlpi_adds;
+        return 1;  // the first object says it
+      },
+      &adds);
+  return adds;
 }
 
 namespace {

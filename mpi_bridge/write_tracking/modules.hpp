@@ -31,6 +31,15 @@ bool allocates_for_runtime(const std::string& path);
 
 // The modules loaded now (dl_iterate_phdr): cold, takes the loader's lock.
 std::vector<module_info> loaded_modules();
+// The load address (dl_phdr_info::dlpi_addr) of every object loaded now.
+std::vector<std::uintptr_t> loaded_objects();
+// Objects the runtime loaded (an OpenMP tool, hwloc's plugins and the
+// libraries they need, whatever their names): the runtime's from now on.
+void mark_loaded_by_runtime(const std::vector<std::uintptr_t>& objects);
+
+// How many objects the loader has loaded so far (dlopen adds one or more):
+// cheap, to see whether loaded_modules() would say anything new.
+unsigned long long loads_so_far();
 
 // Does a call from `caller` allocate for the runtime? Lock-free after the
 // first call; looks the modules up again when `caller` is in none it knows
