@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ void* system_mmap(void* addr, std::size_t length, int prot, int flags, int fd, o
 // and what they are. Runtime memory (a runtime_scope around every change).
 struct unmerged_mapping {
   std::size_t length;
-  bool file;
+  const char* kind;  // "a file", "shared memory"...
   int prot;
 };
 std::mutex unmerged_lock;
@@ -41,11 +42,16 @@ std::map<std::uintptr_t, unmerged_mapping>& unmerged() {
 // Written to, or may be once the program opens it up with mprotect.
 bool may_be_written(int prot) { return (prot & PROT_WRITE) != 0 || prot == PROT_NONE; }
 
-void remember_unmerged(void* at, std::size_t length, int prot, int flags) {
+const char* kind_of(int flags) {
+  if ((flags & MAP_ANONYMOUS) == 0) return "a file";
+  return (flags & MAP_TYPE) == MAP_SHARED ? "shared anonymous memory" : "anonymous memory";
+}
+
+void remember_unmerged(void* at, std::size_t length, int prot, const char* kind) {
   if (at == MAP_FAILED || !may_be_written(prot)) return;
   runtime_scope scope;
   std::lock_guard hold(unmerged_lock);
-  unmerged()[reinterpret_cast<std::uintptr_t>(at)] = {length, (flags & MAP_ANONYMOUS) == 0, prot};
+  unmerged()[reinterpret_cast<std::uintptr_t>(at)] = {length, kind, prot};
 }
 
 // Unmapped [begin, begin + length): mappings wholly inside are gone; one
@@ -71,7 +77,7 @@ void* map_for(void* caller, void* addr, std::size_t length, int prot, int flags,
   if (heap_like(addr, length, prot, flags))
     if (void* p = program_mapping(whole_pages(length)); p != nullptr) return p;
   void* p = system_mmap(addr, length, prot, flags, fd, offset);
-  remember_unmerged(p, length, prot, flags);
+  remember_unmerged(p, length, prot, kind_of(flags));
   return p;
 }
 
@@ -83,8 +89,8 @@ std::string unmerged_program_mapping() {
   if (unmerged().empty()) return {};
   const auto& [at, m] = *unmerged().begin();
   char text[160];
-  std::snprintf(text, sizeof text, "%s mapping of %zu bytes at %#" PRIxPTR ", %s", m.file ? "a file" : "an anonymous",
-                m.length, at, m.prot == PROT_NONE ? "inaccessible for now" : "writable");
+  std::snprintf(text, sizeof text, "%s mapped: %zu bytes at %#" PRIxPTR ", %s", m.kind, m.length, at,
+                m.prot == PROT_NONE ? "inaccessible for now" : "writable");
   return text;
 }
 
@@ -134,7 +140,7 @@ __attribute__((visibility("default"))) void* mremap(void* old, std::size_t old_l
       runtime_scope scope;
       std::lock_guard hold(unmerged_lock);
       if (const auto it = unmerged().find(reinterpret_cast<std::uintptr_t>(old)); it != unmerged().end()) {
-        const unmerged_mapping moved{length, it->second.file, it->second.prot};
+        const unmerged_mapping moved{length, it->second.kind, it->second.prot};
         unmerged().erase(it);
         unmerged()[reinterpret_cast<std::uintptr_t>(p)] = moved;
       }
@@ -161,6 +167,28 @@ __attribute__((visibility("default"))) void* mremap(void* old, std::size_t old_l
   std::memcpy(p, old, mapped);
   std::free(old);
   return p;
+}
+
+// System V shared memory the program attaches: never merged (another
+// process may write it too), so regions run replicated while it is attached.
+__attribute__((visibility("default"))) void* shmat(int id, const void* addr, int flags) {
+  void* p = reinterpret_cast<void*>(syscall(SYS_shmat, id, addr, flags));
+  shmid_ds about{};
+  if (p != reinterpret_cast<void*>(-1) && allocating_for_program(__builtin_return_address(0)) &&
+      syscall(SYS_shmctl, id, IPC_STAT, &about) == 0)
+    remember_unmerged(p, about.shm_segsz, (flags & SHM_RDONLY) ? PROT_READ : PROT_READ | PROT_WRITE,
+                      "System V shared memory");
+  return p;
+}
+
+__attribute__((visibility("default"))) int shmdt(const void* addr) {
+  const int done = static_cast<int>(syscall(SYS_shmdt, addr));
+  if (done == 0) {
+    runtime_scope scope;
+    std::lock_guard hold(unmerged_lock);
+    unmerged().erase(reinterpret_cast<std::uintptr_t>(addr));
+  }
+  return done;
 }
 
 }  // extern "C"

@@ -3,7 +3,8 @@
 // large buffer or a custom allocator's arena, is memory like the heap: it
 // is taken from the program's heap, page aligned and zeroed, so it sits at
 // the same address on every rank and is merged like any block. What cannot
-// be taken from the heap (a file or shared memory mapped writable, a fixed
+// be taken from the heap (a file or shared memory mapped writable, System V
+// shared memory attached, a fixed
 // address, a reservation made accessible later, memory that is not
 // readable and writable) is not merged: while the program has such a
 // mapping, parallel regions run replicated, so that every rank's copy gets
@@ -15,8 +16,8 @@
 namespace selfsched::cluster {
 
 // A description of one live mapping of the program's that is not merged
-// ("a file mapping of 4096 bytes at 0x7f...", "" when there is none) on
-// this rank.
+// ("a file mapped: 4096 bytes at 0x7f..., writable", "" when there is none)
+// on this rank.
 std::string unmerged_program_mapping();
 
 }  // namespace selfsched::cluster

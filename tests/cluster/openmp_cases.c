@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <omp.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -628,6 +629,20 @@ static int mapped_file(void) {
   return check("mapped_file", s == e);
 }
 
+static int shared_segment(void) {
+  const int id = shmget(IPC_PRIVATE, N * sizeof(double), IPC_CREAT | 0600);
+  double* a = id < 0 ? NULL : shmat(id, NULL, 0);
+  if (id >= 0) shmctl(id, IPC_RMID, NULL);
+  if (a == NULL || a == (void*)-1) return check("shared_segment", 0);
+  #pragma omp parallel for schedule(dynamic, 100)
+  for (int i = 0; i < N; ++i) a[i] = value(i) + 3;
+  double s = 0, e = 0;
+  for (int i = 0; i < N; ++i) { s += a[i]; e += value(i) + 3; }
+  shmdt(a);
+  printf("shared_segment %.3f\n", s);
+  return check("shared_segment", s == e);
+}
+
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "all";
   struct { const char* name; int (*run)(void); } cases[] = {
@@ -639,14 +654,15 @@ int main(int argc, char** argv) {
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
     {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region}, {"run_command", run_command},
-    {"own_mappings", own_mappings}, {"mapped_file", mapped_file},
+    {"own_mappings", own_mappings}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
          strcmp(cases[c].name, "print_in_region") &&
          strcmp(cases[c].name, "exit_in_region") &&
-         strcmp(cases[c].name, "run_command") && strcmp(cases[c].name, "mapped_file")) || !strcmp(which, cases[c].name)) {
+         strcmp(cases[c].name, "run_command") && strcmp(cases[c].name, "mapped_file") &&
+         strcmp(cases[c].name, "shared_segment")) || !strcmp(which, cases[c].name)) {
       failed += cases[c].run();
       ++ran;
     }
