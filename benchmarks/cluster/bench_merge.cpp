@@ -4,6 +4,7 @@
 // them, and the copy's refresh. Pages written for the first time since
 // they were protected pay a minor fault; pages written at every step stay
 // unprotected. `make bench-cluster` (docs/results/cluster.md). Beside them,
+// the same writes to untracked memory (what the program pays anyway), and
 // what an untracked program pays for its first write to a fresh page.
 #include <benchmark/benchmark.h>
 #include <sys/mman.h>
@@ -43,10 +44,25 @@ struct fixture {
   }
 };
 
-// range(0): pages written; range(1): what each page gets: 0 = one double in
-// 64, 1 = every byte, 2 = every 32-bit count, small (its two low bytes change,
-// as in an image of escape counts: runs of one or two bytes all through the
-// page); range(2): 1 = the same pages every step (hot), 0 = fresh.
+// What the program writes in one step: range(0) pages from `first`; range(1)
+// what each page gets: 0 = one double in 64, 1 = every byte, 2 = every
+// 32-bit count, small (its two low bytes change, as in an image of escape
+// counts: runs of one or two bytes all through the page).
+void write_pages(std::byte* memory, std::size_t first, std::size_t pages, std::int64_t content, std::size_t step) {
+  for (std::size_t p = 0; p < pages; ++p) {
+    std::byte* page = memory + (first + p) * page_bytes;
+    if (content == 1) std::memset(page, static_cast<int>(step), page_bytes);
+    else if (content == 2)
+      for (std::size_t at = 0; at < page_bytes; at += 4) {
+        const std::uint32_t count = static_cast<std::uint32_t>((step * 7 + at) % 2000);
+        std::memcpy(page + at, &count, 4);
+      }
+    else for (std::size_t at = 0; at < page_bytes; at += 512) page[at] = static_cast<std::byte>(step);
+  }
+}
+
+// range(0), range(1): as write_pages; range(2): 1 = the same pages every
+// step (hot), 0 = fresh.
 void merge_step(benchmark::State& state) {
   static fixture f;
   if (!f.ok) return state.SkipWithError("no write tracking");
@@ -56,17 +72,7 @@ void merge_step(benchmark::State& state) {
   std::size_t first = 0, step = 0;
   for (auto _ : state) {
     if (!hot) first = (first + pages) % (region_pages - pages);
-    ++step;
-    for (std::size_t p = 0; p < pages; ++p) {
-      std::byte* page = f.memory + (first + p) * page_bytes;
-      if (content == 1) std::memset(page, static_cast<int>(step), page_bytes);
-      else if (content == 2)
-        for (std::size_t at = 0; at < page_bytes; at += 4) {
-          const std::uint32_t count = static_cast<std::uint32_t>((step * 7 + at) % 2000);
-          std::memcpy(page + at, &count, 4);
-        }
-      else for (std::size_t at = 0; at < page_bytes; at += 512) page[at] = static_cast<std::byte>(step);
-    }
+    write_pages(f.memory, first, pages, content, ++step);
     diff_writer w(f.blob.data(), f.blob.size());
     w.begin({});
     f.tracker.write_diffs(f.ranges, w);
@@ -82,6 +88,33 @@ void merge_step(benchmark::State& state) {
   state.counters["kernel_tracking"] = f.tracker.write_protected();
 }
 BENCHMARK(merge_step)
+    ->ArgNames({"pages", "content", "hot"})
+    ->ArgsProduct({{16, 256, 2048}, {0, 1, 2}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+// The program's own writes of merge_step, to memory nobody tracks (present,
+// as the tracked memory is): what merge_step costs beyond this is cluster
+// mode's (the write faults, diff, apply, the copy's refresh).
+void writes_alone(benchmark::State& state) {
+  static std::byte* memory = [] {
+    void* p = mmap(nullptr, region_pages * page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return static_cast<std::byte*>(nullptr);
+    std::memset(p, 1, region_pages * page_bytes);
+    return static_cast<std::byte*>(p);
+  }();
+  if (memory == nullptr) return state.SkipWithError("mmap failed");
+  const auto pages = static_cast<std::size_t>(state.range(0));
+  const bool hot = state.range(2) != 0;
+  std::size_t first = 0, step = 0;
+  for (auto _ : state) {
+    if (!hot) first = (first + pages) % (region_pages - pages);
+    write_pages(memory, first, pages, state.range(1), ++step);
+    benchmark::ClobberMemory();
+  }
+  state.counters["per_page"] = benchmark::Counter(static_cast<double>(pages),
+                                                  benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(writes_alone)
     ->ArgNames({"pages", "content", "hot"})
     ->ArgsProduct({{16, 256, 2048}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
