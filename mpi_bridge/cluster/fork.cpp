@@ -50,9 +50,13 @@ int real_level() {
 // count teams, so without this the initial thread's inner region looked
 // like a top-level one, shared with the other ranks while the other teams'
 // were not: a crash at the end).
+// A league of one team reports one team, as no league does: the initial
+// thread counts the host teams constructs it is inside (__kmpc_fork_teams
+// below).
+thread_local int teams_depth __attribute__((tls_model("initial-exec"))) = 0;
 bool in_host_teams() {
   static const auto f = next_definition<int (*)()>("omp_get_num_teams");
-  return f != nullptr && f() > 1;
+  return teams_depth > 0 || (f != nullptr && f() > 1);
 }
 
 // This rank's part of a team of n threads: a share of them, or all n when
@@ -305,7 +309,80 @@ __kmpc_fork_call:
     .size __kmpc_fork_call, .-__kmpc_fork_call
 )");
 
+// __kmpc_fork_teams(loc, argc, microtask, ...): a host teams construct.
+// Variadic as __kmpc_fork_call is: the arguments go on to libomp's untouched
+// (the stack ones copied), between a count of the constructs the thread is
+// inside, up and down again. x86-64 only.
+asm(R"(
+    .text
+    .globl __kmpc_fork_teams
+    .type __kmpc_fork_teams, @function
+    .p2align 4
+__kmpc_fork_teams:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    .cfi_offset %rbp, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register %rbp
+    pushq %rbx
+    pushq %r12
+    .cfi_offset %rbx, -24
+    .cfi_offset %r12, -32
+    subq $64, %rsp
+    movq %rdi, 0(%rsp)
+    movq %rsi, 8(%rsp)
+    movq %rdx, 16(%rsp)
+    movq %rcx, 24(%rsp)
+    movq %r8, 32(%rsp)
+    movq %r9, 40(%rsp)
+    movq %rax, 48(%rsp)
+    call selfsched_cluster_teams_begin
+    movq %rax, %r12                 # libomp's __kmpc_fork_teams
+    movq %rsp, %rbx                 # the saved registers
+    movslq 8(%rbx), %rcx            # argc: arguments past the third are on the stack
+    subq $3, %rcx
+    jle 3f
+    leaq 1(%rcx), %rax
+    andq $-2, %rax                  # a multiple of 16 bytes
+    shlq $3, %rax
+    subq %rax, %rsp
+    xorq %rax, %rax
+2:
+    movq 16(%rbp,%rax,8), %rdx
+    movq %rdx, (%rsp,%rax,8)
+    incq %rax
+    cmpq %rcx, %rax
+    jl 2b
+3:
+    movq 0(%rbx), %rdi
+    movq 8(%rbx), %rsi
+    movq 16(%rbx), %rdx
+    movq 24(%rbx), %rcx
+    movq 32(%rbx), %r8
+    movq 40(%rbx), %r9
+    movq 48(%rbx), %rax
+    call *%r12
+    movq %rbx, %rsp
+    call selfsched_cluster_teams_end
+    addq $64, %rsp
+    popq %r12
+    popq %rbx
+    popq %rbp
+    .cfi_def_cfa %rsp, 8
+    ret
+    .cfi_endproc
+    .size __kmpc_fork_teams, .-__kmpc_fork_teams
+)");
+
 extern "C" {
+
+__attribute__((visibility("hidden"))) void* selfsched_cluster_teams_begin() {
+  static void* const real = dlsym(RTLD_NEXT, "__kmpc_fork_teams");
+  ++teams_depth;
+  return real;
+}
+__attribute__((visibility("hidden"))) void selfsched_cluster_teams_end() { --teams_depth; }
 
 void __kmpc_fork_call(ident* loc, std::int32_t argc, void* microtask, ...);  // fork_stub.S
 

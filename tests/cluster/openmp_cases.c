@@ -170,12 +170,20 @@ static int loop_reductions(void) {
 
 // A host teams construct (OpenMP 5.0): its teams' regions run on every
 // rank as one process runs them (before, rank 1 crashed at the end).
+// Host teams: a league of two, a league of one (it reports one team, as no
+// league does), and a target region run on the host (no device).
 static int host_teams(void) {
-  long long sum = 0;
+  long long sum = 0, one = 0;
   #pragma omp teams distribute parallel for reduction(+:sum) num_teams(2)
   for (int i = 0; i < N; ++i) sum += 3LL * i;
-  printf("host_teams %lld\n", sum);
-  return check("host_teams", sum == 3LL * N * (N - 1) / 2);
+  #pragma omp teams distribute parallel for reduction(+:one) num_teams(1)
+  for (int i = 0; i < N; ++i) one += 2LL * i;
+  #pragma omp target teams distribute parallel for map(tofrom: global_a[0:N])
+  for (int i = 0; i < N; ++i) global_a[i] = value(i) * 4;
+  double target = 0;
+  for (int i = 0; i < N; ++i) target += global_a[i] - value(i) * 4;
+  printf("host_teams %lld %lld %.1f\n", sum, one, target);
+  return check("host_teams", sum == 3LL * N * (N - 1) / 2 && one == 2LL * N * (N - 1) / 2 && target == 0);
 }
 
 static int lastprivate(void) {
