@@ -229,6 +229,70 @@ extern "C" __attribute__((visibility("hidden"))) fork_choice selfsched_cluster_p
   return {reinterpret_cast<void*>(&run_member), real};
 }
 
+// The two variadic entry points below share their frame: the argument
+// registers saved at 0(%rsp) (rdi, rsi, rdx, rcx, r8, r9, rax), %rbx
+// pointing at them, %r12 the function to call with them (argc in the second
+// register: arguments past the third are copied from the caller's stack).
+asm(R"(
+    .macro selfsched_enter
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    .cfi_offset %rbp, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register %rbp
+    pushq %rbx
+    pushq %r12
+    .cfi_offset %rbx, -24
+    .cfi_offset %r12, -32
+    subq $64, %rsp
+    movq %rdi, 0(%rsp)
+    movq %rsi, 8(%rsp)
+    movq %rdx, 16(%rsp)
+    movq %rcx, 24(%rsp)
+    movq %r8, 32(%rsp)
+    movq %r9, 40(%rsp)
+    movq %rax, 48(%rsp)
+    .endm
+
+    .macro selfsched_call_saved
+    movslq 8(%rbx), %rcx
+    subq $3, %rcx
+    jle 3f
+    leaq 1(%rcx), %rax
+    andq $-2, %rax                  # a multiple of 16 bytes
+    shlq $3, %rax
+    subq %rax, %rsp
+    xorq %rax, %rax
+2:
+    movq 16(%rbp,%rax,8), %rdx
+    movq %rdx, (%rsp,%rax,8)
+    incq %rax
+    cmpq %rcx, %rax
+    jl 2b
+3:
+    movq 0(%rbx), %rdi
+    movq 8(%rbx), %rsi
+    movq 16(%rbx), %rdx
+    movq 24(%rbx), %rcx
+    movq 32(%rbx), %r8
+    movq 40(%rbx), %r9
+    movq 48(%rbx), %rax
+    call *%r12
+    movq %rbx, %rsp
+    .endm
+
+    .macro selfsched_leave
+    addq $64, %rsp
+    popq %r12
+    popq %rbx
+    popq %rbp
+    .cfi_def_cfa %rsp, 8
+    ret
+    .cfi_endproc
+    .endm
+)");
+
 // __kmpc_fork_call(loc, argc, microtask, ...): clang's call to start a
 // parallel region. Variadic, so it cannot be written in C++ and still pass
 // its arguments on untouched: it saves the argument registers, asks
@@ -244,24 +308,7 @@ asm(R"(
     .type __kmpc_fork_call, @function
     .p2align 4
 __kmpc_fork_call:
-    .cfi_startproc
-    pushq %rbp
-    .cfi_def_cfa_offset 16
-    .cfi_offset %rbp, -16
-    movq %rsp, %rbp
-    .cfi_def_cfa_register %rbp
-    pushq %rbx
-    pushq %r12
-    .cfi_offset %rbx, -24
-    .cfi_offset %r12, -32
-    subq $64, %rsp
-    movq %rdi, 0(%rsp)
-    movq %rsi, 8(%rsp)
-    movq %rdx, 16(%rsp)
-    movq %rcx, 24(%rsp)
-    movq %r8, 32(%rsp)
-    movq %r9, 40(%rsp)
-    movq %rax, 48(%rsp)
+    selfsched_enter
     movq %rsp, %rdi                 # the registers
     leaq 16(%rbp), %rsi             # the stack arguments: the caller's stack pointer at the call
     call selfsched_cluster_prepare_fork
@@ -269,43 +316,14 @@ __kmpc_fork_call:
     movq %rdx, %r12                 # libomp's __kmpc_fork_call
     movq %rsp, %rbx                 # the saved registers
 1:
-    movslq 8(%rbx), %rcx            # argc: arguments past the third are on the stack
-    subq $3, %rcx
-    jle 3f
-    leaq 1(%rcx), %rax
-    andq $-2, %rax                  # a multiple of 16 bytes
-    shlq $3, %rax
-    subq %rax, %rsp
-    xorq %rax, %rax
-2:
-    movq 16(%rbp,%rax,8), %rdx
-    movq %rdx, (%rsp,%rax,8)
-    incq %rax
-    cmpq %rcx, %rax
-    jl 2b
-3:
-    movq 0(%rbx), %rdi
-    movq 8(%rbx), %rsi
-    movq 16(%rbx), %rdx
-    movq 24(%rbx), %rcx
-    movq 32(%rbx), %r8
-    movq 40(%rbx), %r9
-    movq 48(%rbx), %rax
-    call *%r12
-    movq %rbx, %rsp
+    selfsched_call_saved
     call selfsched_cluster_after_fork
     testq %rax, %rax
     jz 4f
     movq %rax, 16(%rbx)
     jmp 1b
 4:
-    addq $64, %rsp
-    popq %r12
-    popq %rbx
-    popq %rbp
-    .cfi_def_cfa %rsp, 8
-    ret
-    .cfi_endproc
+    selfsched_leave
     .size __kmpc_fork_call, .-__kmpc_fork_call
 )");
 
@@ -319,59 +337,13 @@ asm(R"(
     .type __kmpc_fork_teams, @function
     .p2align 4
 __kmpc_fork_teams:
-    .cfi_startproc
-    pushq %rbp
-    .cfi_def_cfa_offset 16
-    .cfi_offset %rbp, -16
-    movq %rsp, %rbp
-    .cfi_def_cfa_register %rbp
-    pushq %rbx
-    pushq %r12
-    .cfi_offset %rbx, -24
-    .cfi_offset %r12, -32
-    subq $64, %rsp
-    movq %rdi, 0(%rsp)
-    movq %rsi, 8(%rsp)
-    movq %rdx, 16(%rsp)
-    movq %rcx, 24(%rsp)
-    movq %r8, 32(%rsp)
-    movq %r9, 40(%rsp)
-    movq %rax, 48(%rsp)
+    selfsched_enter
     call selfsched_cluster_teams_begin
     movq %rax, %r12                 # libomp's __kmpc_fork_teams
     movq %rsp, %rbx                 # the saved registers
-    movslq 8(%rbx), %rcx            # argc: arguments past the third are on the stack
-    subq $3, %rcx
-    jle 3f
-    leaq 1(%rcx), %rax
-    andq $-2, %rax                  # a multiple of 16 bytes
-    shlq $3, %rax
-    subq %rax, %rsp
-    xorq %rax, %rax
-2:
-    movq 16(%rbp,%rax,8), %rdx
-    movq %rdx, (%rsp,%rax,8)
-    incq %rax
-    cmpq %rcx, %rax
-    jl 2b
-3:
-    movq 0(%rbx), %rdi
-    movq 8(%rbx), %rsi
-    movq 16(%rbx), %rdx
-    movq 24(%rbx), %rcx
-    movq 32(%rbx), %r8
-    movq 40(%rbx), %r9
-    movq 48(%rbx), %rax
-    call *%r12
-    movq %rbx, %rsp
+    selfsched_call_saved
     call selfsched_cluster_teams_end
-    addq $64, %rsp
-    popq %r12
-    popq %rbx
-    popq %rbp
-    .cfi_def_cfa %rsp, 8
-    ret
-    .cfi_endproc
+    selfsched_leave
     .size __kmpc_fork_teams, .-__kmpc_fork_teams
 )");
 
