@@ -489,6 +489,12 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
   finished_.reset();
   std::sort(pages.begin(), pages.end());
   pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  take_rank_zeros_pages_where_they_differ(pages);
+}
+
+// Pages serial code wrote on some rank: hashed everywhere, and where any
+// rank's differs from rank 0's, rank 0's bytes go to every rank.
+void cluster_process::take_rank_zeros_pages_where_they_differ(const std::vector<std::uintptr_t>& pages) {
   if (pages.empty()) return;
   auto* hashes = reinterpret_cast<std::uint64_t*>(channel_->outgoing());
   for (std::size_t i = 0; i < pages.size(); ++i) hashes[i] = tracker_.hash_page(pages[i]);
@@ -648,6 +654,33 @@ void cluster_process::stop_unless_laid_out_alike(const std::vector<std::span<con
                   "): its writes cannot be merged");
 }
 
+// Every rank's window, as its diffs say: each rank's times go to the
+// region; true (and region().why) when a rank did what cannot be shared or
+// two ranks changed one byte.
+bool cluster_process::window_conflicts(const std::vector<std::span<const std::byte>>& blobs) {
+  region_state& r = region_;
+  r.rank_times.resize(static_cast<std::size_t>(ranks_));
+  for (int q = 0; q < ranks_; ++q) {
+    diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
+    r.rank_times[static_cast<std::size_t>(q)] = {reader.header().computed_ns, reader.header().synchronized_ns};
+    // Output caught (output_relay.hpp) goes out after the merge; rank 0
+    // writes files (and the job's output, once relayed) for the job.
+    const std::uint32_t fine = flag_relayed_output | (q == 0 ? flag_wrote_output : 0u);
+    if ((reader.header().flags & ~fine) != 0) {
+      r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags & ~fine);
+      return true;
+    }
+  }
+  if (const conflict c = find_conflict(blobs); c.found) {
+    char where[160];
+    std::snprintf(where, sizeof where, "ranks %d and %d both changed the byte at %#" PRIxPTR, c.first_rank,
+                  c.second_rank, c.address);
+    r.why = where;
+    return true;
+  }
+  return false;
+}
+
 bool cluster_process::merge_shared(bool region_end) {
   runtime_scope scope;
   region_state& r = region_;
@@ -694,29 +727,7 @@ bool cluster_process::merge_shared(bool region_end) {
   const auto blobs = exchange(sent);
   channel_->control().merge_window = 0;
   stop_unless_laid_out_alike(blobs);
-  bool conflicted = false;
-  for (int q = 0; q < ranks_ && !conflicted; ++q) {
-    diff_reader reader(blobs[static_cast<std::size_t>(q)].data(), blobs[static_cast<std::size_t>(q)].size());
-    r.rank_times.resize(static_cast<std::size_t>(ranks_));
-    r.rank_times[static_cast<std::size_t>(q)] = {reader.header().computed_ns, reader.header().synchronized_ns};
-    // Output caught (output_relay.hpp) goes out below; rank 0 writes files
-    // (and the job's output, once relayed) for the job.
-    const std::uint32_t fine = flag_relayed_output | (q == 0 ? flag_wrote_output : 0u);
-    if ((reader.header().flags & ~fine) != 0) {
-      conflicted = true;
-      r.why = "rank " + std::to_string(q) + " " + describe_flags(reader.header().flags & ~fine);
-    }
-  }
-  if (!conflicted) {
-    if (const conflict c = find_conflict(blobs); c.found) {
-      conflicted = true;
-      char where[160];
-      std::snprintf(where, sizeof where, "ranks %d and %d both changed the byte at %#" PRIxPTR, c.first_rank,
-                    c.second_rank, c.address);
-      r.why = where;
-    }
-  }
-  if (conflicted) {
+  if (window_conflicts(blobs)) {
     tracker_.roll_back_window();
     return false;
   }

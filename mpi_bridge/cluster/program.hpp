@@ -188,6 +188,8 @@ class cluster_process {
   // tracked from now on, and its pages are compared like serial code's
   // writes (appended to `written`).
   void track_modules_loaded_since(std::vector<std::uintptr_t>& written);
+  bool window_conflicts(const std::vector<std::span<const std::byte>>& blobs);
+  void take_rank_zeros_pages_where_they_differ(const std::vector<std::uintptr_t>& pages);
   address_range stack_{};
   std::vector<int> threads_per_rank_;
   std::vector<double> power_per_thread_;  // each rank's, from its power at the first region
