@@ -72,10 +72,39 @@ bool heap_like(void* addr, std::size_t length, int prot, int flags) {
          (flags & (MAP_PRIVATE | MAP_ANONYMOUS)) == (MAP_PRIVATE | MAP_ANONYMOUS) && (flags & ~plain) == 0;
 }
 
+// A file mapped private and writable: a copy of the file the program
+// changes, so it can be the heap's too, read in at once.
+bool private_file_copy(void* addr, std::size_t length, int prot, int flags, int fd, off_t offset) {
+  constexpr int plain = MAP_PRIVATE | MAP_NORESERVE | MAP_POPULATE;
+  return addr == nullptr && length > 0 && prot == (PROT_READ | PROT_WRITE) && fd >= 0 && offset >= 0 &&
+         offset % static_cast<off_t>(page) == 0 && (flags & MAP_PRIVATE) != 0 && (flags & ~plain) == 0;
+}
+
+// The file's bytes from `offset` into the mapping (past its end the pages
+// stay zero, where the kernel would fault); false when it cannot be read
+// (a descriptor opened for writing only: the real mmap says why).
+bool read_in(int fd, std::byte* to, std::size_t length, off_t offset) {
+  for (std::size_t done = 0; done < length;) {
+    const long got = syscall(SYS_pread64, fd, to + done, length - done, offset + static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return false;
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
 void* map_for(void* caller, void* addr, std::size_t length, int prot, int flags, int fd, off_t offset) {
   if (!allocating_for_program(caller)) return system_mmap(addr, length, prot, flags, fd, offset);
   if (heap_like(addr, length, prot, flags))
     if (void* p = program_mapping(whole_pages(length)); p != nullptr) return p;
+  if (private_file_copy(addr, length, prot, flags, fd, offset))
+    if (void* p = program_mapping(whole_pages(length)); p != nullptr) {
+      const int saved = errno;
+      if (read_in(fd, static_cast<std::byte*>(p), length, offset)) return p;
+      std::free(p);
+      errno = saved;
+    }
   void* p = system_mmap(addr, length, prot, flags, fd, offset);
   remember_unmerged(p, length, prot, kind_of(flags));
   return p;

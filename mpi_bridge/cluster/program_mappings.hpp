@@ -2,7 +2,9 @@
 // are interposed in program_mappings.cpp). Anonymous private memory, a
 // large buffer or a custom allocator's arena, is memory like the heap: it
 // is taken from the program's heap, page aligned and zeroed, so it sits at
-// the same address on every rank and is merged like any block. What cannot
+// the same address on every rank and is merged like any block. So is a
+// file mapped private and writable (a copy the program changes), its bytes
+// read in when it is mapped. What cannot
 // be taken from the heap (a file or shared memory mapped writable, System V
 // shared memory attached, a fixed
 // address, a reservation made accessible later, memory that is not

@@ -613,8 +613,25 @@ static int own_mappings(void) {
   double s = 0, e = 0;
   for (size_t i = 0; i < 2 * n; ++i) { s += a[i]; e += value((int)(i % n % N)) * (i < n ? 1 : 3); }
   munmap(a, 2 * n * sizeof(double));
-  printf("own_mappings %.3f zero %d\n", s, zero);
-  return check("own_mappings", s == e && zero);
+  // A file mapped private and writable: a copy of its bytes, changed in a loop.
+  FILE* f = fopen("own_mappings.bin", "wb");
+  for (int i = 0; i < N && f != NULL; ++i) {
+    const double v = value(i) + 7;
+    fwrite(&v, sizeof v, 1, f);
+  }
+  if (f == NULL || fclose(f) != 0) return check("own_mappings", 0);
+  const int fd = open("own_mappings.bin", O_RDONLY);
+  double* copy = mmap(NULL, N * sizeof(double), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  close(fd);
+  unlink("own_mappings.bin");
+  if (copy == MAP_FAILED) return check("own_mappings", 0);
+  #pragma omp parallel for schedule(dynamic, 64)
+  for (int i = 0; i < N; ++i) copy[i] = copy[i] * 2 + i;
+  double c = 0, ce = 0;
+  for (int i = 0; i < N; ++i) { c += copy[i]; ce += (value(i) + 7) * 2 + i; }
+  munmap(copy, N * sizeof(double));
+  printf("own_mappings %.3f zero %d file %.3f\n", s, zero, c);
+  return check("own_mappings", s == e && zero && c == ce);
 }
 
 static int mapped_file(void) {
