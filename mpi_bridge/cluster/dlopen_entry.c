@@ -5,17 +5,15 @@
 // address still in place.
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stddef.h>
-
-int selfsched_cluster_dlopen_is_runtimes(void* caller);
-void* selfsched_cluster_dlopen_for_runtime(const char* file, int mode);
 
 typedef void* (*open_function)(const char*, int);
-static open_function real_dlopen;
+int selfsched_cluster_dlopen_is_runtimes(void* caller);
+void* selfsched_cluster_dlopen_for_runtime(const char* file, int mode);
+open_function selfsched_cluster_real_dlopen(void);
 
 __attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
   if (selfsched_cluster_dlopen_is_runtimes(__builtin_return_address(0)))
     return selfsched_cluster_dlopen_for_runtime(file, mode);
-  if (real_dlopen == NULL) real_dlopen = (open_function)dlsym(RTLD_NEXT, "dlopen");  // the same value in any thread
-  __attribute__((musttail)) return real_dlopen(file, mode);
+  const open_function real = selfsched_cluster_real_dlopen();
+  __attribute__((musttail)) return real(file, mode);
 }

@@ -470,7 +470,10 @@ void cluster_process::reconcile(const std::vector<std::uintptr_t>& written) {
       stop_everywhere("selfsched-mpirun --cluster: a library the program loaded (dlopen) sits at other addresses on "
                       "rank " + std::to_string(q) + " than on rank " + std::to_string(rank_) +
                       ": its data cannot be merged");
-    if (theirs.unmerged_mapping != 0 && !unmerged_mappings_) unmerged_mappings_ = true, unmerged_rank = static_cast<int>(q);
+    if (theirs.unmerged_mapping != 0 && !unmerged_mappings_) {
+      unmerged_mappings_ = true;
+      unmerged_rank = static_cast<int>(q);
+    }
     if (finished_ && q < finished_->rank_times.size()) finished_->rank_times[q].second += theirs.end_ns;
     if (q == 0 && sites_.count(region_.site) == 0) {  // what an earlier run found
       using choice = omp::bridge::region_choice;

@@ -13,15 +13,15 @@
 #include <cstdint>
 
 #include "allocation.hpp"
+#include "interposed.hpp"
 #include "modules.hpp"
 
 namespace {
 
-using open_t = void* (*)(const char*, int) noexcept;  // as <dlfcn.h> declares it
-using close_t = int (*)(void*);
+using open_t = void* (*)(const char*, int);
 
 open_t real_dlopen() {
-  static const auto real = reinterpret_cast<open_t>(dlsym(RTLD_NEXT, "dlopen"));
+  static const auto real = selfsched::cluster::next_definition<open_t>("dlopen");
   return real;
 }
 
@@ -46,6 +46,8 @@ void* open_for_runtime(open_t real, const char* file, int mode) {
 // kept in C (C++ gives the function cleanups a tail call may not skip).
 extern "C" {
 
+__attribute__((visibility("hidden"))) open_t selfsched_cluster_real_dlopen() { return real_dlopen(); }
+
 __attribute__((visibility("hidden"))) int selfsched_cluster_dlopen_is_runtimes(void* caller) {
   return from_runtime(caller) ? 1 : 0;
 }
@@ -55,7 +57,8 @@ __attribute__((visibility("hidden"))) void* selfsched_cluster_dlopen_for_runtime
 }
 
 __attribute__((visibility("default"))) int dlclose(void* handle) {
-  static const auto real = reinterpret_cast<close_t>(dlsym(RTLD_NEXT, "dlclose"));
+  using selfsched::cluster::next_definition;
+  SELFSCHED_NEXT(dlclose);
   if (from_runtime(__builtin_return_address(0))) return real(handle);
   return 0;
 }

@@ -5,8 +5,8 @@
 #include <sys/auxv.h>
 
 #include <algorithm>
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <mutex>
 
 namespace selfsched::cluster {
