@@ -13,6 +13,7 @@ std::string validate(const loop_params& lp) {
   if (lp.n < 0) return "loop size " + std::to_string(lp.n) + " is negative";
   if (lp.p < 1) return "worker count " + std::to_string(lp.p) + " must be >= 1";
   if (lp.min_chunk < 1) return "minimum chunk " + std::to_string(lp.min_chunk) + " must be >= 1";
+  if (lp.granule < 1) return "granule " + std::to_string(lp.granule) + " must be >= 1";
   if (lp.max_chunk < 0) return "maximum chunk " + std::to_string(lp.max_chunk) + " must be >= 0 (0: none)";
   if (lp.max_chunk > 0 && lp.max_chunk < lp.min_chunk)
     return "maximum chunk " + std::to_string(lp.max_chunk) + " is below the minimum chunk " +
@@ -64,6 +65,9 @@ bool weighs_askers(const schedule_spec& spec) {
 iter_t clamp_chunk(iter_t wanted, iter_t remaining, const loop_params& lp) {
   iter_t size = std::max(wanted, lp.min_chunk);
   if (lp.max_chunk > 0) size = std::min(size, lp.max_chunk);
+  // Up to whole granules (without overflow: past `remaining`, the remainder).
+  if (lp.granule > 1 && size % lp.granule != 0)
+    size = size / lp.granule < remaining / lp.granule ? (size / lp.granule + 1) * lp.granule : remaining;
   return std::clamp<iter_t>(size, 1, remaining);
 }
 

@@ -33,6 +33,9 @@ loop_params params_for(const active_schedule& technique, iter_t n, int team_size
   lp.p = team_size;
   apply_chunk(technique.spec, lp);
   if (clause_chunk > lp.min_chunk) lp.min_chunk = clause_chunk;
+  // A chunk written in the clause (dynamic,k; guided,k) is OpenMP's unit of
+  // work: every chunk a whole number of them.
+  if (clause_chunk > 1) lp.granule = clause_chunk;
   lp.max_chunk = s.max_chunk;
   lp.mu = s.mu;
   lp.sigma = s.sigma;

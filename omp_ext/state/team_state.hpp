@@ -43,13 +43,14 @@ enum class chunk_order { monotonic, nonmonotonic };
 // What a fixed technique's chunk_plan depends on.
 struct plan_key {
   const technique_info* base = nullptr;
-  iter_t n = 0, chunk = 0, min_chunk = 0, max_chunk = 0;
+  iter_t n = 0, chunk = 0, min_chunk = 0, max_chunk = 0, granule = 0;
   int p = 0;
   double mu = 0, sigma = 0, overhead = 0;
   std::uint64_t seed = 0;
   bool operator==(const plan_key&) const = default;
   static plan_key of(const schedule_spec& spec, const loop_params& lp) {
-    return {spec.base, lp.n, lp.chunk, lp.min_chunk, lp.max_chunk, lp.p, lp.mu, lp.sigma, lp.overhead, lp.seed};
+    return {spec.base, lp.n, lp.chunk, lp.min_chunk, lp.max_chunk, lp.granule, lp.p, lp.mu, lp.sigma, lp.overhead,
+            lp.seed};
   }
 };
 

@@ -5,20 +5,21 @@
 
 namespace selfsched::omp {
 
-void iteration_shares::split(iter_t n, int threads, iter_t least) {
+void iteration_shares::split(iter_t n, int threads, iter_t least, iter_t granule) {
   if (threads > capacity_) {  // the first loop of a larger team: cold
     shares_ = std::make_unique<share[]>(static_cast<std::size_t>(threads));
     capacity_ = threads;
   }
   threads_ = threads;
   n_ = n;
-  last_begin_ = n - std::clamp<iter_t>(least, 1, std::max<iter_t>(n, 1));
+  granule_ = std::max<iter_t>(granule, 1);
+  last_begin_ = std::max<iter_t>(n - std::clamp<iter_t>(least, 1, std::max<iter_t>(n, 1)), 0) / granule_ * granule_;
   last_taken_.store(n == 0, std::memory_order_relaxed);
-  const iter_t shared = std::max<iter_t>(last_begin_, 0);
-  const iter_t each = shared / threads, more = shared % threads;  // the first `more` shares get one more
+  const iter_t units = last_begin_ / granule_;
+  const iter_t each = units / threads, more = units % threads;  // the first `more` shares get one more
   iter_t begin = 0;
   for (int k = 0; k < threads; ++k) {
-    const iter_t end = begin + each + (k < more ? 1 : 0);
+    const iter_t end = begin + (each + (k < more ? 1 : 0)) * granule_;
     shares_[k].begin.store(begin, std::memory_order_relaxed);
     shares_[k].end.store(end, std::memory_order_relaxed);
     shares_[k].ran_last = false;
@@ -67,9 +68,11 @@ bool iteration_shares::refill(int thread, iter_t least, chunk& last) {
       const iter_t begin = theirs.begin.load(std::memory_order_relaxed);
       to = theirs.end.load(std::memory_order_relaxed);
       if (begin >= to) continue;  // emptied meanwhile: look again
-      // The back half; all of it when halves would fall below the minimum
-      // chunk (its owner is busy with a chunk of its own meanwhile).
-      from = (to - begin) / 2 >= least ? begin + (to - begin) / 2 : begin;
+      // The back half (from a whole granule); all of it when halves would
+      // fall below the minimum chunk (its owner is busy with a chunk of its
+      // own meanwhile).
+      const iter_t front = (to - begin) / 2 / granule_ * granule_;
+      from = front >= least && front > 0 ? begin + front : begin;
       theirs.end.store(from, std::memory_order_relaxed);
     }
     std::lock_guard guard(mine.lock);

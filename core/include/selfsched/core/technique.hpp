@@ -29,6 +29,10 @@ struct loop_params {
   iter_t chunk = 0;       // the chunk of a fixed-chunk technique (css); 0 = its default
   iter_t min_chunk = 1;   // lower threshold
   iter_t max_chunk = 0;   // upper threshold, 0 = none
+  // Every chunk but the loop's last is a whole number of granules (so each
+  // starts at a multiple of it): OpenMP's dynamic,k runs each chunk of k
+  // iterations on one thread, and a program may rely on who ran what.
+  iter_t granule = 1;
   // Relative speed VP_k of each worker (seed 000 sec. 2). Empty: all equal.
   // Validated (finite, > 0) before a technique sees it.
   std::vector<double> powers;

@@ -11,7 +11,7 @@
 // loop state with these members, set up by start_loop():
 //
 //   iter_t n;                          the loop's iterations
-//   loop_params params;                min_chunk, max_chunk (clamp_chunk)
+//   loop_params params;                min_chunk, max_chunk, granule (clamp_chunk)
 //   std::atomic<iter_t> next_step;     iterations handed out, from 0
 //   std::int64_t started_ns;           when the loop was set up
 //   double learned_rate;               the team's rate in the site's last instance (0: none)
@@ -41,7 +41,7 @@ namespace selfsched::omp::team_auto {
 template <typename Loop>
 void start_loop(Loop& loop, int team_size, bool nonmonotonic, std::int64_t now) {
   loop.steals = nonmonotonic;
-  if (loop.steals) loop.shares.split(loop.n, team_size, loop.params.min_chunk);
+  if (loop.steals) loop.shares.split(loop.n, team_size, loop.params.min_chunk, loop.params.granule);
   loop.started_ns = now;
 }
 

@@ -32,8 +32,10 @@ class iteration_shares {
   // [0, n) split equally among `threads` shares, but for the last `least`
   // iterations (the loop's minimum chunk), kept back as its last chunk. Not
   // concurrent with the calls below: the loop's first thread calls it
-  // before the others enter.
-  void split(iter_t n, int threads, iter_t least);
+  // before the others enter. With a granule (loop_params::granule) every
+  // share, stolen half and kept-back start is at a multiple of it, so chunks
+  // of whole granules taken from a share stay whole.
+  void split(iter_t n, int threads, iter_t least, iter_t granule = 1);
 
   // At most `wanted` iterations from the front of thread `thread`'s share;
   // size 0 when it is empty.
@@ -58,6 +60,7 @@ class iteration_shares {
   int capacity_ = 0;
   int threads_ = 0;
   iter_t last_begin_ = 0, n_ = 0;  // the kept-back last chunk: [last_begin_, n_)
+  iter_t granule_ = 1;
   std::atomic<bool> last_taken_{false};
 };
 
