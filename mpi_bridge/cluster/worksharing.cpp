@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "allocation.hpp"
+#include "selfsched/bridge.hpp"
 #include "interposed.hpp"
 #include "static_split.hpp"
 
@@ -438,13 +439,23 @@ __attribute__((visibility("default"))) void __kmpc_flush(ident* loc) {
   real(loc);
 }
 
+// A dispatched loop libselfsched does not serve is the runtime's: it would
+// run every iteration on every rank, and writes of a value a location held
+// before are invisible to the merge, so the result could be silently wrong.
+// Decided before the runtime sets the loop up (its dispatch buffers must not
+// be left half used).
+static void leave_if_unshared_loop(ident* loc, std::int32_t gtid, std::int32_t schedule) {
+  const std::int32_t kind = without_modifiers(schedule);
+  if (kind > ord_lower && kind < ord_upper) run_region_again_replicated(loc, gtid, "an ordered loop");
+  if (!selfsched::omp::bridge::serves_loop(schedule))
+    run_region_again_replicated(loc, gtid, "a loop the OpenMP runtime schedules (a kind omp_set_schedule chose)");
+}
+
 #define SELFSCHED_DISPATCH_INIT(name, T)                                                                        \
   __attribute__((visibility("default"))) void name(ident* loc, std::int32_t gtid, std::int32_t schedule, T lb,  \
                                                    T ub, std::make_signed_t<T> st, std::make_signed_t<T> chunk) { \
     SELFSCHED_NEXT(name);                                                                                       \
-    const std::int32_t kind = without_modifiers(schedule);                                                     \
-    if (kind > ord_lower && kind < ord_upper && shared_member() != nullptr)                                    \
-      run_region_again_replicated(loc, gtid, "an ordered loop");                                                \
+    if (shared_member() != nullptr) leave_if_unshared_loop(loc, gtid, schedule);                               \
     real(loc, gtid, schedule, lb, ub, st, chunk);                                                              \
   }
 SELFSCHED_DISPATCH_INIT(__kmpc_dispatch_init_4, std::int32_t)

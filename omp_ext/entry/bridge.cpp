@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "entry/libomp_loops.hpp"
 #include "learning/auto_cache.hpp"
 #include "learning/profile.hpp"
 #include "runtime/libomp_abi.hpp"
@@ -20,6 +21,12 @@ namespace selfsched::omp::bridge {
 std::int64_t now_ns() { return omp::now_ns(); }
 
 bool teams_tracked() { return omp::teams_tracked(); }
+
+bool serves_loop(int schedule) {
+  if (!served_kind(schedule)) return false;
+  const membership* m = membership_for_new_loop();
+  return m != nullptr && technique_for_loop(*m, schedule) != nullptr;
+}
 
 library_settings settings() {
   const omp::settings& s = current_settings();

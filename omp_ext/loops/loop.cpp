@@ -122,7 +122,7 @@ std::shared_ptr<const chunk_plan> shared_plan(team_state& team, const plan_key& 
     slot.outer_done = false;
     slot.outer_dropped = false;
     slot.serial = std::make_unique<scheduler>(make_schedule(slot.spec, slot.params), slot.params);
-    slot.outer_loop = slot.outer->loop_begin(site.ident, n);
+    slot.outer_loop = slot.outer->loop_begin(site.ident, n, std::max<iter_t>({lp.granule, lp.chunk, 1}));
     return;
   }
   // A loop run again with the same shape (every time step of a simulation)

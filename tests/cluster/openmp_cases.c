@@ -280,6 +280,42 @@ static int schedules(void) {
   return check("schedules", s == e);
 }
 
+// OpenMP runs each chunk of dynamic,k on one thread, and guided,k's chunks
+// hold at least k iterations (but the last): a program may rely on who ran
+// what, so the cluster-wide team must keep both (outer chunks in whole k).
+static int owners[N];
+static int one_owner_per_chunk(int k) {
+  for (int i = 0; i < N; ++i)
+    if (owners[i] != owners[i - i % k]) return 0;
+  return 1;
+}
+static int runs_at_least(int k) {  // every run of one owner but the last
+  int run = 1;
+  for (int i = 1; i < N; ++i, ++run)
+    if (owners[i] != owners[i - 1]) {
+      if (run < k) return 0;
+      run = 0;
+    }
+  return 1;
+}
+static int chunk_owners(void) {
+  int failed = 0;
+  #pragma omp parallel for schedule(dynamic, 7)
+  for (int i = 0; i < N; ++i) owners[i] = omp_get_thread_num();
+  failed += check("chunk_owners dynamic,7", one_owner_per_chunk(7));
+  #pragma omp parallel for schedule(nonmonotonic: dynamic, 64)
+  for (int i = 0; i < N; ++i) owners[i] = omp_get_thread_num();
+  failed += check("chunk_owners nonmonotonic dynamic,64", one_owner_per_chunk(64));
+  omp_set_schedule(omp_sched_dynamic, 5);
+  #pragma omp parallel for schedule(runtime)
+  for (int i = 0; i < N; ++i) owners[i] = omp_get_thread_num();
+  failed += check("chunk_owners runtime dynamic,5", one_owner_per_chunk(5));
+  #pragma omp parallel for schedule(guided, 9)
+  for (int i = 0; i < N; ++i) owners[i] = omp_get_thread_num();
+  failed += check("chunk_owners guided,9", runs_at_least(9));
+  return failed;
+}
+
 static int conflict_atomic(void) {
   long long total = 0;
   double dtotal = 0;
@@ -674,7 +710,7 @@ int main(int argc, char** argv) {
     {"static_globals", static_globals}, {"heap_before", heap_before}, {"main_locals", main_locals},
     {"interleaved_bytes", interleaved_bytes}, {"structs", structs}, {"per_thread", per_thread},
     {"reductions", reductions}, {"loop_reductions", loop_reductions}, {"host_teams", host_teams}, {"lastprivate", lastprivate}, {"nowait_chain", nowait_chain},
-    {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules},
+    {"barriers", barriers}, {"time_steps", time_steps}, {"schedules", schedules}, {"chunk_owners", chunk_owners},
     {"conflict_atomic", conflict_atomic}, {"conflict_critical", conflict_critical}, {"conflict_lock", conflict_lock},
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},

@@ -16,7 +16,9 @@ namespace selfsched::mpi::detail {
 
 using omp::bridge::now_ns;
 
-std::uint64_t engine::loop_begin(const void* site, iter_t n) { return begin(site, site_hash(site), n, false, {}); }
+std::uint64_t engine::loop_begin(const void* site, iter_t n, iter_t /*granule*/) {
+  return begin(site, site_hash(site), n, false, {});
+}
 
 std::uint64_t engine::loop_begin_elsewhere(std::uint64_t site, iter_t n) { return begin(nullptr, site, n, false, {}); }
 

@@ -87,7 +87,7 @@ class engine final : public omp::outer_source, public server_host {
   engine(MPI_Comm comm, options opts, serving remote = serving::this_process);  // collective
   ~engine() override;                           // collective
 
-  std::uint64_t loop_begin(const void* site, iter_t n) override;
+  std::uint64_t loop_begin(const void* site, iter_t n, iter_t granule) override;
   // A loop of the program elsewhere: its site as site_hash() gave it there.
   std::uint64_t loop_begin_elsewhere(std::uint64_t site, iter_t n);
   chunk next_outer() override;

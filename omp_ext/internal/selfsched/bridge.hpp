@@ -19,6 +19,12 @@ std::int64_t now_ns();
 // Did libomp start selfsched's OMPT tool? Without it loops cannot be shared.
 bool teams_tracked();
 
+// Would libselfsched serve a worksharing loop of this schedule kind (as the
+// compiler passes it to __kmpc_dispatch_init) that the calling thread starts
+// now? false: the OpenMP runtime schedules it (a standard kind chosen with
+// omp_set_schedule, an ordered loop, a team selfsched does not track).
+bool serves_loop(int schedule);
+
 // The library's settings that the ranks' outer technique uses too.
 struct library_settings {
   double mu = 1, sigma = 1, overhead = 0;  // SELFSCHED_MU, _SIGMA, _OVERHEAD

@@ -21,7 +21,12 @@ class outer_source {
   virtual ~outer_source() = default;
   // A loop of n iterations starts in this process (once, by one thread).
   // Returns the source's name for the loop, passed back to progress().
-  virtual std::uint64_t loop_begin(const void* site, iter_t n) = 0;
+  // `granule` (>= 1) is the loop's chunk size as the program wrote it
+  // (dynamic,k's k, or the technique's ",k"): OpenMP runs each chunk of k
+  // iterations on one thread, so a source that can should hand out chunks
+  // that start at multiples of it (cluster mode does; a region's engine,
+  // whose results move by the rows a rank ran, ignores it).
+  virtual std::uint64_t loop_begin(const void* site, iter_t n, iter_t granule) = 0;
   // The next outer chunk for this process; size 0 when there is none left.
   // Calls never overlap, but may come from any thread of the team. Once it
   // has returned size 0 it is not called again for that loop, so every call
