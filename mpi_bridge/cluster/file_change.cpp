@@ -94,7 +94,12 @@ outcome agreed(cluster_process& p, file_change& change) {
 
 outcome on_this_rank(cluster_process& p, file_change& change) {
   region_state& r = p.region();
-  if (r.active && r.shared) return change.on_real();  // this rank's iterations
+  if (r.active && r.shared) {  // this rank's iterations
+    const outcome o = change.on_real();
+    if (o.value >= 0)
+      if (const std::string fresh = change.fresh_path(); !fresh.empty()) p.note_fresh_file(fresh, static_cast<int>(o.value));
+    return o;
+  }
   if (in_serial_code(p) && p.ranks() > 1) return agreed(p, change);
   if (p.rank() == 0) return change.on_real();
   return privately(p, change);

@@ -11,7 +11,8 @@
 //    (success or errno) is then everyone's, and a rank whose program is
 //    changing another file, or whose private copy fails, stops the job;
 //  - in parallel regions no rank waits for another: inside a shared one
-//    every rank changes the real file (its iterations are its own work),
+//    every rank changes the real file (its iterations are its own work;
+//    a file it creates or truncates is noted, program.hpp's fresh_file),
 //    inside a replicated one each rank as above but without meeting.
 #pragma once
 
@@ -40,6 +41,9 @@ class file_change {
   virtual outcome on_private() = 0;
   // The result is a file descriptor: rank 0's number on every rank.
   virtual bool gives_descriptor() const { return false; }
+  // The absolute path of a file on_real() created or truncated (else ""):
+  // a shared region may write it (program.hpp, fresh_file).
+  virtual std::string fresh_path() const { return {}; }
   // In serial code, rank 0's outcome is every rank's, and on_private() is
   // not called (a command rank 0 runs for the job: commands.cpp).
   virtual bool rank_zero_only() const { return false; }

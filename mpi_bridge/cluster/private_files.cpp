@@ -130,14 +130,22 @@ class write_open : public path_change {
     if (o.value >= 0) mark(private_view::kind::file);
     return o;
   }
-  outcome on_real() override { return open_at(real_path_); }
+  outcome on_real() override {
+    {
+      own_work_scope scope;  // the real file, not this rank's view of it
+      struct stat st{};
+      existed_ = fstatat(dirfd_, real_path_, &st, 0) == 0;
+    }
+    return open_at(real_path_);
+  }
+  std::string fresh_path() const override { return truncates_ || !existed_ ? absolute_ : std::string(); }
 
  protected:
   write_open(std::string absolute, bool truncates, int dirfd, const char* path)
       : path_change(std::move(absolute)), truncates_(truncates), dirfd_(dirfd), real_path_(path) {}
   // Opens `path` (relative to dirfd_ when not the private copy's).
   virtual outcome open_at(const char* path) = 0;
-  bool truncates_, copied_ = false;
+  bool truncates_, copied_ = false, existed_ = true;
   int dirfd_;
   const char* real_path_;
 };

@@ -3,6 +3,7 @@
 #include "standard_streams.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -382,6 +383,10 @@ bool cluster_process::begin_region(const void* site, void* microtask, std::vecto
   r.abort_here.store(false);
   r.why.clear();
   r.written_before = bytes_written();
+  {
+    std::lock_guard hold(r.fresh_lock);
+    r.fresh_files.clear();
+  }
   r.synchronized_ns = 0;
   r.copies_before = open_private_copies();
   // A region started deeper down the stack than any before: track the
@@ -808,9 +813,32 @@ void cluster_process::adopt_rank_zero() {
   r.synchronized_ns += omp::bridge::now_ns() - began;
 }
 
-bool cluster_process::wrote_output() const {
+void cluster_process::note_fresh_file(const std::string& path, int fd) {
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  runtime_scope scope;
+  std::lock_guard hold(region_.fresh_lock);
+  region_.fresh_files.push_back({path, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)});
+}
+
+bool cluster_process::wrote_output() {
   const std::uint64_t caught = relay_.caught_in_region();  // read first: a write after it counts
-  return bytes_written() > region_.written_before + caught;
+  // Bytes in the region's fresh files: what their sizes say now (a file
+  // written sequentially holds what was written; one written over again, in
+  // place, counts its size once and the rest as output). A file renamed or
+  // removed since counts nothing.
+  std::uint64_t fresh = 0;
+  {
+    own_work_scope scope;
+    std::lock_guard hold(region_.fresh_lock);
+    for (const region_state::fresh_file& f : region_.fresh_files) {
+      struct stat st{};
+      if (stat(f.path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_dev) == f.device &&
+          static_cast<std::uint64_t>(st.st_ino) == f.inode)
+        fresh += static_cast<std::uint64_t>(st.st_size);
+    }
+  }
+  return bytes_written() > region_.written_before + caught + fresh;
 }
 
 void cluster_process::relay_output() {

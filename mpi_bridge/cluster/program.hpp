@@ -45,6 +45,16 @@ struct region_state {
   std::atomic<bool> abort_here{false};  // a construct that cannot be shared: run again, replicated
   std::string why;                      // the conflict, for the message
   std::uint64_t written_before = 0;     // bytes this process had written (to files, pipes) when the region began
+  // Files the region's iterations created or truncated on this rank (an
+  // output file per iteration): writing them again from the start, as a
+  // replicated run would, leaves them as they are, so their bytes are not
+  // output that a run again would repeat.
+  struct fresh_file {
+    std::string path;
+    std::uint64_t device = 0, inode = 0;
+  };
+  std::mutex fresh_lock;
+  std::vector<fresh_file> fresh_files;
   std::vector<private_view::open_copy> copies_before;  // this rank's private copies at the window's start
   std::int64_t started_ns = 0;          // when the region began here
   std::int64_t synchronized_ns = 0;     // time spent in its synchronization points so far
@@ -118,7 +128,10 @@ class cluster_process {
   bool merge_shared(bool region_end = false);
   // Has this process written to a file or pipe since the region began,
   // besides what it caught for the merge (output_relay.hpp)?
-  bool wrote_output() const;
+  bool wrote_output();
+  // A shared region's thread opened `path` (absolute) as descriptor `fd`,
+  // new or truncated (file_change.cpp).
+  void note_fresh_file(const std::string& path, int fd);
   // At the end of a replicated region: every rank takes rank 0's memory.
   void adopt_rank_zero();
   // Back to how the region found memory, to run it again replicated. Every

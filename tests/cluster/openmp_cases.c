@@ -627,6 +627,62 @@ static int write_file(const char* path) {
 }
 
 // Memory the program maps for itself: anonymous mappings are merged like
+// Each iteration writes a file of its own (a tile, a frame), through stdio
+// and through a descriptor: every rank writes its iterations' files, each
+// once, as one process's threads do; the region stays shared.
+static int write_tile(int i, int through_descriptor) {
+  char name[64], line[64];
+  snprintf(name, sizeof name, "tile_%03d.txt", i);
+  double s = 0;
+  if (through_descriptor) {
+    const int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return -1;
+    for (int k = 0; k < 200; ++k) {
+      s += value(i * 200 + k);
+      const int n = snprintf(line, sizeof line, "%d %d %.3f\n", i, k, s);
+      if (write(fd, line, (size_t)n) != n) return -1;
+    }
+    close(fd);
+  } else {
+    FILE* f = fopen(name, "w");
+    if (f == NULL) return -1;
+    for (int k = 0; k < 200; ++k) fprintf(f, "%d %d %.3f\n", i, k, s += value(i * 200 + k));
+    fclose(f);
+  }
+  return 0;
+}
+static int file_per_iteration(void) {
+  int failed_writes = 0;
+  #pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed_writes)
+  for (int i = 0; i < 48; ++i) failed_writes += write_tile(i, i % 2) != 0;
+  long long bytes = 0;
+  for (int i = 0; i < 48; ++i) {
+    char name[64];
+    snprintf(name, sizeof name, "tile_%03d.txt", i);
+    FILE* f = fopen(name, "r");
+    if (f == NULL) continue;
+    fseek(f, 0, SEEK_END);
+    bytes += ftell(f);
+    fclose(f);
+  }
+  printf("file_per_iteration %d %lld\n", failed_writes, bytes);
+  return check("file_per_iteration", failed_writes == 0 && bytes > 0);
+}
+// The same, then a critical section: the region runs again replicated, and
+// its files are written again from the start, each once, as before.
+static int files_then_conflict(void) {
+  int failed_writes = 0;
+  long long total = 0;
+  #pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed_writes)
+  for (int i = 0; i < 24; ++i) {
+    failed_writes += write_tile(i, i % 2) != 0;
+    #pragma omp critical
+    total += i;
+  }
+  printf("files_then_conflict %d %lld\n", failed_writes, total);
+  return check("files_then_conflict", failed_writes == 0 && total == 24 * 23 / 2);
+}
+
 // the heap (grown with mremap, mapped and unmapped inside the loop too); a
 // file mapped writable is not, and the regions run replicated while it is.
 static int own_mappings(void) {
@@ -715,12 +771,14 @@ int main(int argc, char** argv) {
     {"replicated_steps", replicated_steps},
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
     {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region}, {"run_command", run_command},
-    {"own_mappings", own_mappings}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
+    {"own_mappings", own_mappings}, {"file_per_iteration", file_per_iteration},
+    {"files_then_conflict", files_then_conflict}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
-         strcmp(cases[c].name, "print_in_region") &&
+         strcmp(cases[c].name, "print_in_region") && strcmp(cases[c].name, "file_per_iteration") &&
+         strcmp(cases[c].name, "files_then_conflict") &&
          strcmp(cases[c].name, "exit_in_region") &&
          strcmp(cases[c].name, "run_command") && strcmp(cases[c].name, "mapped_file") &&
          strcmp(cases[c].name, "shared_segment")) || !strcmp(which, cases[c].name)) {
