@@ -45,15 +45,21 @@ std::string interpreter_of(const std::string& program) {
 std::string loaded_objects(const std::string& interp, const std::string& program) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return {};
-  const pid_t pid = fork();
+  // The environment without LD_PRELOAD, made before the fork: the child
+  // makes only system calls (_Fork: see start_program).
+  std::vector<char*> vars;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) vars.push_back(*e);
+  vars.push_back(nullptr);
+  const char* args[] = {interp.c_str(), "--list", program.c_str(), nullptr};
+  const pid_t pid = _Fork();
   if (pid == 0) {
     dup2(pipe_fds[1], 1);
     const int null = open("/dev/null", O_WRONLY);
     dup2(null, 2);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
-    unsetenv("LD_PRELOAD");
-    execl(interp.c_str(), interp.c_str(), "--list", program.c_str(), static_cast<char*>(nullptr));
+    execve(args[0], const_cast<char* const*>(args), vars.data());
     _exit(127);
   }
   close(pipe_fds[1]);
@@ -157,14 +163,17 @@ void pad_environment(std::vector<std::string>& env, std::size_t bytes) {
 
 int start_program(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool quiet, int input) {
   // Built before the fork: the agent has threads (MPI's, the engine's), so
-  // the child does only system calls until it execs.
+  // the child does only system calls until it execs. _Fork, not fork: no
+  // atfork handler runs in the child (libomp's starts the runtime again
+  // there, and libomp 19's aborts doing so under OMP_SCHEDULE=guided,
+  // "Unhandled sched_type enumeration", even in a program of its own).
   std::vector<char*> args, vars;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   for (const std::string& e : env) vars.push_back(const_cast<char*>(e.c_str()));
   vars.push_back(nullptr);
   const pid_t parent = getpid();
-  const pid_t pid = fork();
+  const pid_t pid = _Fork();
   if (pid != 0) return pid;
   // The child: gone with its agent, at the same addresses as every rank's.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
