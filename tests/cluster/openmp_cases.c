@@ -683,6 +683,28 @@ static int files_then_conflict(void) {
   return check("files_then_conflict", failed_writes == 0 && total == 24 * 23 / 2);
 }
 
+// Serial code sends its results through a command (as to `gzip > out.gz`):
+// the command runs once for the job, its file written once; its status,
+// and what a command started to be read from prints, as in one process.
+static int pipe_to_command(void) {
+  #pragma omp parallel for schedule(dynamic, 64)
+  for (int i = 0; i < N; ++i) global_a[i] = value(i);
+  FILE* out = popen("cat >> piped.txt", "w");
+  if (out == NULL) return check("pipe_to_command popen", 0);
+  for (int i = 0; i < N; i += 100) fprintf(out, "%d %.3f\n", i, global_a[i]);
+  const int status = pclose(out);
+  FILE* in = popen("wc -l < piped.txt", "r");
+  int lines = -1;
+  if (in == NULL || fscanf(in, "%d", &lines) != 1) lines = -1;
+  if (in != NULL) pclose(in);
+  FILE* failing = popen("cat > /dev/null; exit 3", "w");
+  if (failing == NULL) return check("pipe_to_command popen", 0);
+  fputs("dropped\n", failing);
+  const int failed = pclose(failing);
+  printf("pipe_to_command %d %d %d\n", status, lines, failed >> 8);
+  return check("pipe_to_command", status == 0 && lines == N / 100 && failed >> 8 == 3);
+}
+
 // the heap (grown with mremap, mapped and unmapped inside the loop too); a
 // file mapped writable is not, and the regions run replicated while it is.
 static int own_mappings(void) {
@@ -772,13 +794,13 @@ int main(int argc, char** argv) {
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
     {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region}, {"run_command", run_command},
     {"own_mappings", own_mappings}, {"file_per_iteration", file_per_iteration},
-    {"files_then_conflict", files_then_conflict}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
+    {"files_then_conflict", files_then_conflict}, {"pipe_to_command", pipe_to_command}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     if ((!strcmp(which, "all") && strcmp(cases[c].name, "conflict_after_output") && strcmp(cases[c].name, "output_in_loop") &&
          strcmp(cases[c].name, "print_in_region") && strcmp(cases[c].name, "file_per_iteration") &&
-         strcmp(cases[c].name, "files_then_conflict") &&
+         strcmp(cases[c].name, "files_then_conflict") && strcmp(cases[c].name, "pipe_to_command") &&
          strcmp(cases[c].name, "exit_in_region") &&
          strcmp(cases[c].name, "run_command") && strcmp(cases[c].name, "mapped_file") &&
          strcmp(cases[c].name, "shared_segment")) || !strcmp(which, cases[c].name)) {
