@@ -683,6 +683,22 @@ static int files_then_conflict(void) {
   return check("files_then_conflict", failed_writes == 0 && total == 24 * 23 / 2);
 }
 
+// Serial code that decides by the clock (here by a microsecond's parity, at
+// forty points) takes one path on every rank: each reads rank 0's clock.
+static int clock_decisions(void) {
+  long long s = 0;
+  for (int r = 0; r < 40; ++r) {
+    if ((long long)(omp_get_wtime() * 1e6) % 2 == 0) {
+      #pragma omp parallel for reduction(+ : s)
+      for (int i = 0; i < 1000; ++i) s += i;
+    } else {
+      s += 999 * 1000 / 2;
+    }
+  }
+  printf("clock_decisions %lld\n", s);
+  return check("clock_decisions", s == 40LL * 499500);
+}
+
 // Serial code sends its results through a command (as to `gzip > out.gz`):
 // the command runs once for the job, its file written once; its status,
 // and what a command started to be read from prints, as in one process.
@@ -794,7 +810,8 @@ int main(int argc, char** argv) {
     {"malloc_in_body", malloc_in_body}, {"conflict_after_output", conflict_after_output}, {"conflict_after_caught_output", conflict_after_caught_output}, {"sections", sections}, {"tasks", tasks}, {"nested", nested},
     {"critical_replicated", critical_replicated}, {"output_in_loop", output_in_loop}, {"print_in_region", print_in_region}, {"exit_in_region", exit_in_region}, {"run_command", run_command},
     {"own_mappings", own_mappings}, {"file_per_iteration", file_per_iteration},
-    {"files_then_conflict", files_then_conflict}, {"pipe_to_command", pipe_to_command}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
+    {"files_then_conflict", files_then_conflict}, {"pipe_to_command", pipe_to_command},
+    {"clock_decisions", clock_decisions}, {"mapped_file", mapped_file}, {"shared_segment", shared_segment},
   };
   int failed = 0, ran = 0;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
