@@ -273,16 +273,9 @@ def main():
     parser.add_argument("--filter", default="", help="only tests whose path contains this")
     parser.add_argument("--fortran", default="gfortran",
                         help="compiler of the Fortran suite (default: gfortran, on libgomp; flang-new-19: on libomp)")
-    parser.add_argument("--cluster", type=int, default=0, metavar="RANKS",
-                        help="run the loop tests under selfsched-mpirun --cluster -np RANKS against one process "
-                             "instead (see above)")
-    parser.add_argument("--cluster-threads", type=int, default=1, metavar="T",
-                        help="with --cluster: T threads a rank (OMP_NUM_THREADS=T), one process RANKS x T")
-    parser.add_argument("--mpirun", default=None,
-                        help="selfsched-mpirun for --cluster (default: bin/ beside the library's lib/)")
+    peer_cluster.add_cluster_arguments(parser, "the loop tests")
     args = parser.parse_args()
-    if args.cluster_threads < 1:
-        parser.error(f"--cluster-threads {args.cluster_threads}: give 1 or more threads a rank")
+    peer_cluster.check_cluster_arguments(parser, args)
     if args.suites is None:
         args.suites = CLUSTER_SUITES if args.cluster else ",".join(SUITES)
     args.testsuite, args.lib, args.work = map(os.path.realpath, (args.testsuite, args.lib, args.work))

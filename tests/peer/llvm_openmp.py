@@ -248,16 +248,9 @@ def main():
     parser.add_argument("--work", default="build/peer-tests", help="where binaries and results go")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=None, help="seconds per test (default: 120; --cluster: 60)")
-    parser.add_argument("--cluster", type=int, default=0, metavar="RANKS",
-                        help="run each test under selfsched-mpirun --cluster -np RANKS against one process "
-                             "instead (see above)")
-    parser.add_argument("--cluster-threads", type=int, default=1, metavar="T",
-                        help="with --cluster: T threads a rank (OMP_NUM_THREADS=T), one process RANKS x T")
-    parser.add_argument("--mpirun", default=None,
-                        help="selfsched-mpirun for --cluster (default: bin/ beside the library's lib/)")
+    peer_cluster.add_cluster_arguments(parser, "each test")
     args = parser.parse_args()
-    if args.cluster_threads < 1:
-        parser.error(f"--cluster-threads {args.cluster_threads}: give 1 or more threads a rank")
+    peer_cluster.check_cluster_arguments(parser, args)
     args.source = os.path.realpath(args.source)
     args.lib = os.path.realpath(args.lib)
     if args.timeout is None:

@@ -27,6 +27,22 @@ CLUSTER_LINE = re.compile(r"selfsched-mpirun --cluster: (.*)$", re.M)  # lit put
 GOES_ON = ("runs replicated on every rank from now on", "runs replicated from now on", "runs shared again")
 
 
+def add_cluster_arguments(parser, what):
+    """--cluster, --cluster-threads and --mpirun, alike in both suites; `what`: what runs under cluster mode."""
+    parser.add_argument("--cluster", type=int, default=0, metavar="RANKS",
+                        help=f"run {what} under selfsched-mpirun --cluster -np RANKS against one process "
+                             "instead (see above)")
+    parser.add_argument("--cluster-threads", type=int, default=1, metavar="T",
+                        help="with --cluster: T threads a rank (OMP_NUM_THREADS=T), one process RANKS x T")
+    parser.add_argument("--mpirun", default=None,
+                        help="selfsched-mpirun for --cluster (default: bin/ beside the library's lib/)")
+
+
+def check_cluster_arguments(parser, args):
+    if args.cluster_threads < 1:
+        parser.error(f"--cluster-threads {args.cluster_threads}: give 1 or more threads a rank")
+
+
 def find_mpirun(lib, given):
     """selfsched-mpirun: `given`, or the build's bin/ beside the library's lib/."""
     if given:
