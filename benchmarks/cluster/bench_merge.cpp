@@ -92,6 +92,23 @@ BENCHMARK(merge_step)
     ->ArgsProduct({{16, 256, 2048}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
+// The diff alone (find_changes, page_diff.hpp): one page against its shadow,
+// both in cache, content as write_pages gives it. No kernel here, so
+// callgrind counts it (merge_step's write tracking does not run under
+// valgrind).
+void diff_page(benchmark::State& state) {
+  alignas(4096) static std::byte shadow[page_bytes], now[page_bytes];
+  std::memset(shadow, 1, page_bytes);
+  std::memcpy(now, shadow, page_bytes);
+  write_pages(now, 0, 1, state.range(0), 2);
+  page_changes changes;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(find_changes(shadow, now, 0, changes));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(diff_page)->ArgNames({"content"})->DenseRange(0, 2)->Unit(benchmark::kNanosecond);
+
 // The program's own writes of merge_step, to memory nobody tracks (present,
 // as the tracked memory is): what merge_step costs beyond this is cluster
 // mode's (the write faults, diff, apply, the copy's refresh).

@@ -2,6 +2,8 @@
 
 #include "raw_memory.hpp"
 
+#include <emmintrin.h>  // SSE2: every x86-64 CPU has it
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -18,18 +20,16 @@ SELFSCHED_READS_PROGRAM_MEMORY std::size_t find_changes(const std::byte* before,
   out = page_changes{};
   out.from = from;
   std::size_t at = from;
-  for (; at < page_bytes && at % 8 != 0; ++at)
+  for (; at < page_bytes && at % 16 != 0; ++at)
     if (before[at] != now[at]) out.mask[at / 64] |= std::uint64_t{1} << (at % 64);
-  for (; at < page_bytes; at += 8) {
-    std::uint64_t a, b;
-    std::memcpy(&a, before + at, 8);
-    std::memcpy(&b, now + at, 8);
-    const std::uint64_t x = a ^ b;
-    if (x == 0) continue;
-    // The top bit of each nonzero byte of x, then those 8 bits gathered
-    // into the low byte in order (byte k: bit k).
-    const std::uint64_t nonzero = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) & 0x8080808080808080ULL;
-    out.mask[at / 64] |= ((nonzero * 0x0002040810204081ULL) >> 56) << (at % 64);
+  // 16 bytes a step: the bytes that differ as 16 bits in order (byte k: bit
+  // k), from one compare and one movemask (a dense page's diff was a third
+  // of a merge's time, byte masks built 8 bytes at a time).
+  for (; at < page_bytes; at += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(before + at));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(now + at));
+    const auto differ = static_cast<std::uint64_t>(~_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) & 0xffff);
+    out.mask[at / 64] |= differ << (at % 64);
   }
   std::uint64_t carry = 0;  // the bit of the byte before the word
   for (const std::uint64_t m : out.mask) {

@@ -78,6 +78,30 @@ TEST(PageDiff, FromSkipsTheBytesBelow) {
   EXPECT_EQ(runs[0].offset, 100);
 }
 
+// The bitmap, 16 bytes a step, against byte by byte: from any start (a
+// stack page's first program byte), changes sparse and dense.
+TEST(PageDiff, TheBitmapIsEveryChangedByteFromAnyStart) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 400; ++round) {
+    page before, now;
+    const unsigned density = rng() % 4;  // 1 in 2^(2 density + 1) bytes changed, or every byte
+    for (std::size_t i = 0; i < page_bytes; ++i) {
+      before.bytes[i] = now.bytes[i] = std::byte(rng());
+      if (density == 3 || rng() % (2u << (2 * density)) == 0) now.bytes[i] = before.bytes[i] ^ std::byte(1 + rng() % 255);
+    }
+    const std::size_t from = round < 20 ? page_bytes - static_cast<std::size_t>(round) : rng() % page_bytes;
+    page_changes changes;
+    const std::size_t changed = find_changes(before.data(), now.data(), from, changes);
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < page_bytes; ++i) {
+      const bool differs = i >= from && before.bytes[i] != now.bytes[i];
+      expected += differs;
+      ASSERT_EQ((changes.mask[i / 64] >> (i % 64) & 1) != 0, differs) << "byte " << i << " from " << from;
+    }
+    EXPECT_EQ(changed, expected) << "from " << from;
+  }
+}
+
 TEST(PageDiff, RandomPagesReconstructExactly) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
