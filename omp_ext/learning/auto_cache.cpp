@@ -267,86 +267,86 @@ void load(cache& c) {
   c.binaries_version = version;
 }
 
+// `use` on the cache, read and locked; `otherwise` when memory runs out
+// (auto then runs without the cache, as without a file).
+template <typename Use, typename Result>
+Result with_loaded_cache(Use use, Result otherwise) {
+  try {
+    cache& c = the_cache();
+    std::lock_guard guard(c.lock);
+    load(c);
+    return use(c);
+  } catch (const std::exception&) {
+    return otherwise;
+  }
+}
+
 }  // namespace
 
 void read_auto_cache() {
-  try {
-    cache& c = the_cache();
-    std::lock_guard guard(c.lock);
-    load(c);
-  } catch (const std::exception&) {  // allocation failure: auto runs without the cache
-  }
+  with_loaded_cache([](cache&) { return true; }, false);
 }
 
 bool seed_from_auto_cache(site_state& state, loop_site site) {
-  try {
-    cache& c = the_cache();
-    std::lock_guard guard(c.lock);
-    load(c);
-    std::string binary, offset;
-    if (c.path.empty() || !key_of(c, site, binary, offset)) return false;
-    const auto b = c.binaries.find(binary);
-    if (b == c.binaries.end() || !b->is_object() || !b->contains("sites") || !(*b)["sites"].is_object()) return false;
-    const auto entry = (*b)["sites"].find(offset);
-    if (entry == (*b)["sites"].end()) return false;
-    std::vector<auto_estimate> estimates;
-    double team_rate = 0;
-    int runs = 0;
-    std::string why;
-    if (!parse_site_entry(*entry, estimates, team_rate, runs, why)) {
-      static bool said = false;
-      if (!std::exchange(said, true))
-        warn("SELFSCHED_AUTO_CACHE: %s, site %s of binary %s: %s; that site starts afresh", c.path.c_str(),
-             offset.c_str(), binary.c_str(), why.c_str());
-      return false;
-    }
-    std::lock_guard site_guard(state.tuning_lock);
-    state.tuned = std::move(estimates);
-    state.team_rate = team_rate;
-    state.cached_runs = runs;
-    return true;
-  } catch (const std::exception&) {  // allocation failure: run without the cache
-    return false;
-  }
+  return with_loaded_cache(
+      [&](cache& c) {
+        std::string binary, offset;
+        if (c.path.empty() || !key_of(c, site, binary, offset)) return false;
+        const auto b = c.binaries.find(binary);
+        if (b == c.binaries.end() || !b->is_object() || !b->contains("sites") || !(*b)["sites"].is_object())
+          return false;
+        const auto entry = (*b)["sites"].find(offset);
+        if (entry == (*b)["sites"].end()) return false;
+        std::vector<auto_estimate> estimates;
+        double team_rate = 0;
+        int runs = 0;
+        std::string why;
+        if (!parse_site_entry(*entry, estimates, team_rate, runs, why)) {
+          static bool said = false;
+          if (!std::exchange(said, true))
+            warn("SELFSCHED_AUTO_CACHE: %s, site %s of binary %s: %s; that site starts afresh", c.path.c_str(),
+                 offset.c_str(), binary.c_str(), why.c_str());
+          return false;
+        }
+        std::lock_guard site_guard(state.tuning_lock);
+        state.tuned = std::move(estimates);
+        state.team_rate = team_rate;
+        state.cached_runs = runs;
+        return true;
+      },
+      false);
 }
 
 void remember_for_auto_cache(site_state& state, loop_site site) {
-  try {
-    cache& c = the_cache();
-    std::lock_guard guard(c.lock);
-    load(c);
-    std::string binary, offset;
-    if (!c.path.empty() && key_of(c, site, binary, offset)) c.sites.push_back({&state, binary, offset});
-  } catch (const std::exception&) {
-  }
+  with_loaded_cache(
+      [&](cache& c) {
+        std::string binary, offset;
+        if (!c.path.empty() && key_of(c, site, binary, offset)) c.sites.push_back({&state, binary, offset});
+        return true;
+      },
+      false);
 }
 
 std::string cached_region_choice(const void* ident) {
-  try {
-    cache& c = the_cache();
-    std::lock_guard guard(c.lock);
-    load(c);
-    std::string binary, offset;
-    if (c.path.empty() || !key_of(c, ident, binary, offset)) return {};
-    if (const auto mine = c.regions.find({binary, offset}); mine != c.regions.end()) return mine->second;
-    const auto b = c.binaries.find(binary);
-    if (b == c.binaries.end() || !b->is_object() || !b->contains("regions") || !(*b)["regions"].is_object()) return {};
-    const auto entry = (*b)["regions"].find(offset);
-    if (entry == (*b)["regions"].end() || !entry->is_string()) return {};
-    const std::string choice = entry->get<std::string>();
-    return choice == "shared" || choice == "replicated" || choice == "replicated_alike" ? choice : std::string();
-  } catch (const std::exception&) {
-    return {};
-  }
+  return with_loaded_cache(
+      [&](cache& c) -> std::string {
+        std::string binary, offset;
+        if (c.path.empty() || !key_of(c, ident, binary, offset)) return {};
+        if (const auto mine = c.regions.find({binary, offset}); mine != c.regions.end()) return mine->second;
+        const auto b = c.binaries.find(binary);
+        if (b == c.binaries.end() || !b->is_object() || !b->contains("regions") || !(*b)["regions"].is_object())
+          return {};
+        const auto entry = (*b)["regions"].find(offset);
+        if (entry == (*b)["regions"].end() || !entry->is_string()) return {};
+        const std::string choice = entry->get<std::string>();
+        return choice == "shared" || choice == "replicated" || choice == "replicated_alike" ? choice : std::string();
+      },
+      std::string());
 }
 
 bool write_auto_cache_now() {
+  if (!with_loaded_cache([](cache&) { return true; }, false)) return false;
   try {
-    {
-      cache& c = the_cache();
-      std::lock_guard guard(c.lock);
-      load(c);
-    }
     return write_merged();
   } catch (const std::exception&) {
     return false;
@@ -354,14 +354,13 @@ bool write_auto_cache_now() {
 }
 
 void cache_region_choice(const void* ident, const char* choice) {
-  try {
-    cache& c = the_cache();
-    std::lock_guard guard(c.lock);
-    load(c);
-    std::string binary, offset;
-    if (!c.path.empty() && key_of(c, ident, binary, offset)) c.regions[{binary, offset}] = choice;
-  } catch (const std::exception&) {
-  }
+  with_loaded_cache(
+      [&](cache& c) {
+        std::string binary, offset;
+        if (!c.path.empty() && key_of(c, ident, binary, offset)) c.regions[{binary, offset}] = choice;
+        return true;
+      },
+      false);
 }
 
 }  // namespace selfsched::omp

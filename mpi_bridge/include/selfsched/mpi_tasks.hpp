@@ -103,9 +103,7 @@ class task_pool {
 
   template <typename T>
   void put(const T& value, int level = 0, double priority = 0) {
-    static_assert(std::is_trivially_copyable_v<T>, "selfsched::mpi::task_pool::put: a trivially copyable value");
-    static_assert(!std::is_pointer_v<T> && !std::is_null_pointer_v<T>,
-                  "selfsched::mpi::task_pool::put: a value, not a pointer (put_bytes copies what one points to)");
+    static_assert(is_task_value<T>, "selfsched::mpi::task_pool::put: a trivially copyable value, not a pointer");
     put_bytes(&value, sizeof(T), level, priority);
   }
   // Before run (on any rank) or from a task; thread-safe.
@@ -117,9 +115,7 @@ class task_pool {
   // rank where the task ran, once per task even when a copy of it ran too.
   template <typename T>
   void put_result(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>, "selfsched::mpi::task_pool::put_result: a trivially copyable value");
-    static_assert(!std::is_pointer_v<T> && !std::is_null_pointer_v<T>,
-                  "selfsched::mpi::task_pool::put_result: a value, not a pointer");
+    static_assert(is_task_value<T>, "selfsched::mpi::task_pool::put_result: a trivially copyable value, not a pointer");
     put_result_bytes(&value, sizeof(T));
   }
   void put_result_bytes(const void* data, std::size_t size);

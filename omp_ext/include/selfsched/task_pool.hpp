@@ -39,6 +39,13 @@ class task_pool_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// What a task's payload may be: its bytes are copied (across ranks, sent),
+// so a trivially copyable value, never a pointer (put_bytes copies what one
+// points to).
+template <typename T>
+inline constexpr bool is_task_value =
+    std::is_trivially_copyable_v<T> && !std::is_pointer_v<T> && !std::is_null_pointer_v<T>;
+
 class task {
  public:
   explicit task(const selfsched_task& t, int thread) : t_(t), thread_(thread) {}
@@ -78,9 +85,7 @@ class task_pool {
   // A copy of value as a task; before run() or from a task; thread-safe.
   template <typename T>
   void put(const T& value, int level = 0, double priority = 0) {
-    static_assert(std::is_trivially_copyable_v<T>, "selfsched::task_pool::put: a trivially copyable value");
-    static_assert(!std::is_pointer_v<T> && !std::is_null_pointer_v<T>,
-                  "selfsched::task_pool::put: a value, not a pointer (put_bytes copies what one points to)");
+    static_assert(is_task_value<T>, "selfsched::task_pool::put: a trivially copyable value, not a pointer");
     put_bytes(&value, sizeof(T), level, priority);
   }
   // A copy of size bytes at data as a task.
