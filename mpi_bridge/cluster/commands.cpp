@@ -28,7 +28,6 @@
 #include <string>
 
 #include "allocation.hpp"
-
 #include "file_change.hpp"
 #include "interposed.hpp"
 
@@ -103,18 +102,16 @@ class close_pipe final : public file_change {
   }
   bool rank_zero_only() const override { return true; }  // its status is rank 0's command's
   bool closed_here() const { return closed_; }
-  int closed_status() const { return status_; }
 
  private:
   outcome closed() {
     closed_ = true;
-    status_ = real_pclose(stream_);
-    return {status_, status_ < 0 ? errno : 0};
+    const int status = real_pclose(stream_);
+    return {status, status < 0 ? errno : 0};
   }
   FILE* stream_;
   std::string command_;
   bool closed_ = false;
-  int status_ = 0;
 };
 
 }  // namespace

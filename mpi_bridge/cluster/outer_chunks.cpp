@@ -165,9 +165,8 @@ using namespace selfsched::cluster;
 // In cluster mode only (libselfsched's own otherwise).
 extern "C" __attribute__((visibility("default"))) void omp_set_schedule(omp_sched_t kind, int chunk) {
   SELFSCHED_NEXT(omp_set_schedule);
-  if (selfsched::cluster::cluster_process::get() == nullptr || !selfsched::cluster::is_standard_kind(kind))
-    return real(kind, chunk);
-  selfsched::cluster::choose_standard_kind(kind, chunk);
+  if (cluster_process::get() == nullptr || !is_standard_kind(kind)) return real(kind, chunk);
+  choose_standard_kind(kind, chunk);
 }
 
 extern "C" __attribute__((visibility("default"))) void omp_get_schedule(omp_sched_t* kind, int* chunk) {
@@ -175,7 +174,7 @@ extern "C" __attribute__((visibility("default"))) void omp_get_schedule(omp_sche
   real(kind, chunk);
   char text[64] = "";
   selfsched_get_schedule(text, sizeof text);
-  auto& c = chosen();
+  standard_choice& c = chosen();
   std::lock_guard guard(c.lock);
   if (!c.technique.empty() && c.technique == text) *kind = c.kind, *chunk = c.chunk;
 }

@@ -72,7 +72,7 @@ bool iteration_shares::refill(int thread, iter_t least, chunk& last) {
       // fall below the minimum chunk (its owner is busy with a chunk of its
       // own meanwhile).
       const iter_t front = (to - begin) / 2 / granule_ * granule_;
-      from = front >= least && front > 0 ? begin + front : begin;
+      from = front >= least ? begin + front : begin;
       theirs.end.store(from, std::memory_order_relaxed);
     }
     std::lock_guard guard(mine.lock);
