@@ -1,5 +1,6 @@
-// Task pools on simulated processors (sim_pools.hpp): the task tree, the
-// processors and the masters or mediators as SimGrid actors. Hosts run at
+// Task pools on simulated processors (sim_pools.hpp): the processors and
+// the masters or mediators as SimGrid actors, running the tree of
+// task_tree.cpp. Hosts run at
 // one flop/s, so an actor's execute(x) is x simulated seconds of its time.
 #include <simgrid/s4u.hpp>
 
@@ -23,53 +24,13 @@ namespace sg4 = simgrid::s4u;
 namespace selfsched::sim {
 namespace {
 
-struct tree_task {
-  int level = 0;
-  bool subregion = true;
-  double seconds = 0;
-  std::vector<int> children;  // created when it ends, on the processor that ran it
-};
-
-// Subregions before minimizations of their level (seed 001 sec. 3.2).
-double priority_of(const tree_task& t) { return t.subregion ? 1 : 0; }
-
-std::vector<tree_task> make_tree(const task_tree_spec& spec) {
-  std::mt19937_64 random(spec.seed);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<tree_task> tree;
-  std::deque<int> subregions;
-  for (int r = 0; r < spec.roots; ++r) {
-    tree.push_back({0, true, spec.subregion_seconds, {}});
-    subregions.push_back(static_cast<int>(tree.size()) - 1);
-  }
-  while (!subregions.empty()) {
-    const int s = subregions.front();
-    subregions.pop_front();
-    const int level = tree[static_cast<std::size_t>(s)].level;
-    const double whole = std::floor(spec.minimizations);
-    const int starts = static_cast<int>(whole) + (unit(random) < spec.minimizations - whole ? 1 : 0);
-    for (int k = 0; k < starts; ++k) {
-      tree.push_back({level, false, -std::log(1 - unit(random)) * spec.minimization_seconds, {}});
-      tree[static_cast<std::size_t>(s)].children.push_back(static_cast<int>(tree.size()) - 1);
-    }
-    if (level + 1 < spec.levels)
-      for (int k = 0; k < 2; ++k) {
-        tree.push_back({level + 1, true, spec.subregion_seconds, {}});
-        const int child = static_cast<int>(tree.size()) - 1;
-        tree[static_cast<std::size_t>(s)].children.push_back(child);
-        subregions.push_back(child);
-      }
-  }
-  return tree;
-}
-
 struct pool_message {
-  enum kind { tasks, request, no_work, level_done, demand, stop };
+  enum kind { tasks, request, no_work, level_done, demand, declined, stop };
   explicit pool_message(kind k, int f = -1, int h = 0, std::vector<int> i = {})
       : what(k), from(f), hops(h), items(std::move(i)) {}
   kind what;
-  int from = -1;            // request: the processor that asked
-  int hops = 0;             // request (receiver): how often it was passed on
+  int from = -1;            // request, demand, declined, a demanded task: the processor that asked
+  int hops = 0;             // request (receiver): how often it was passed on; demand, declined: nodes asked before
   std::vector<int> items;   // tasks: task ids; central's request: the tasks created
 };
 
@@ -145,7 +106,7 @@ sg4::Mailbox* own_box(const std::string& name) {
 // A tree task into a queue, at its level and priority.
 void queue_task(const pool_world& w, task_queue& queue, int id) {
   const tree_task& t = w.tree[static_cast<std::size_t>(id)];
-  queue.push(payload(id), t.level, priority_of(t));
+  queue.push(payload(id), t.level, task_priority(t));
 }
 
 // A task taken from a master's or mediator's queue goes to processor `to`.
@@ -311,7 +272,7 @@ class processor {
       case pool_message::level_done:  // more tasks are current now: may give some
         offer();
         break;
-      case pool_message::no_work:  // receiver: nobody had any; ask again after a pause
+      case pool_message::no_work:  // nobody had any; ask again after a pause
         pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
         sg4::this_actor::sleep_for(pause_);
         asked_ = false;
@@ -359,51 +320,55 @@ void master(pool_world* w) {
 // answers requests from them, or says no when it has none. Under
 // hier-mediation (seed 001 sec. 5.4) a node's mediator (`node` >= 0) does
 // so for its node's processors but passes a request it cannot serve on to
-// the top mediator (`node` == -2), which keeps it until some node sends it a
-// task: it asks the nodes in turn for one, and a node mediator sends one up
-// for each time it was asked, as soon as it holds one.
+// the top mediator (`node` == -2), which asks the other nodes' mediators in
+// turn (those after the asker's) for a task: one that holds a task sends it
+// up, on to the asker; one that does not declines, and owes the top a task,
+// sent up as soon as it holds one (the top keeps it for the next request).
+// When every node declined, the top says no.
 void mediator(pool_world* w, int node) {
   const bool top = node == -2, hier = node >= 0;
   sg4::Mailbox* box = own_box(top ? "top" : "mediator-" + std::to_string(std::max(node, 0)));
   task_queue pool(w->spec.async_levels);
-  std::deque<int> waiting;    // top: processors whose request waits for a task
-  int wanted = 0;             // node: tasks the top asked for
-  int next_node = 0;          // top: the node to ask next
+  int owed = 0;  // a node's: tasks the top asked for that it did not hold
   const double start = sg4::Engine::get_clock();
   double idle = 0;
   const auto serve = [&](int asker) { hand_over(w, pool, *pool.pop_any(), asker); };
+  const auto say_no = [&](int asker) {
+    w->send(w->processors[static_cast<std::size_t>(asker)], new pool_message{pool_message::no_work});
+  };
+  const auto send_up = [&](int asker) {  // asker: the processor the top asked for, -1 for none now
+    std::optional<queued_task> t = pool.pop_any();
+    pool.finish(t->level);
+    w->send(w->top, new pool_message{pool_message::tasks, asker, 0, {id_of(*t)}});
+  };
+  // The top's k-th node to ask for `asker`: the ones after its own, in turn.
+  const auto demand = [&](int asker, int k) {
+    const int to = (w->node_of(asker) + 1 + k) % w->spec.nodes;
+    w->send(w->mediators[static_cast<std::size_t>(to)], new pool_message{pool_message::demand, asker, k});
+  };
   while (!w->done) {
     const std::unique_ptr<pool_message> m = next_message(w, box, idle);
     if (!m) break;
     if (m->what == pool_message::tasks) {
       for (int id : m->items) queue_task(*w, pool, id);
-    } else if (m->what == pool_message::demand) {
-      ++wanted;
-    } else if (m->what == pool_message::request) {
+      if (top && m->from >= 0) serve(m->from);  // a node's answer to a demand: on to the asker
+    } else if (m->what == pool_message::demand) {  // a node mediator, asked by the top
       if (pool.queued() > 0) {
-        serve(m->from);
-      } else if (hier) {
-        w->send(w->top, new pool_message{pool_message::request, m->from});
-      } else if (top) {
-        waiting.push_back(m->from);
-        // Ask the nodes in turn, not the asker's (it had none).
-        int asked = next_node;
-        if (asked == w->node_of(m->from)) asked = (asked + 1) % w->spec.nodes;
-        next_node = (asked + 1) % w->spec.nodes;
-        w->send(w->mediators[static_cast<std::size_t>(asked)], new pool_message{pool_message::demand});
+        send_up(m->from);
       } else {
-        w->send(w->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work});
+        ++owed;
+        w->send(w->top, new pool_message{pool_message::declined, m->from, m->hops});
       }
+    } else if (m->what == pool_message::declined) {  // the top: ask the next node, or say no
+      if (m->hops + 1 < w->spec.nodes - 1) demand(m->from, m->hops + 1);
+      else say_no(m->from);
+    } else if (m->what == pool_message::request) {
+      if (pool.queued() > 0) serve(m->from);
+      else if (hier) w->send(w->top, new pool_message{pool_message::request, m->from});
+      else if (top) demand(m->from, 0);
+      else say_no(m->from);
     }
-    while (top && !waiting.empty() && pool.queued() > 0) {
-      serve(waiting.front());
-      waiting.pop_front();
-    }
-    for (; hier && wanted > 0 && pool.queued() > 0; --wanted) {
-      std::optional<queued_task> t = pool.pop_any();
-      pool.finish(t->level);
-      w->send(w->top, new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
-    }
+    for (; hier && owed > 0 && pool.queued() > 0; --owed) send_up(-1);
   }
   const double busy = sg4::Engine::get_clock() - start - idle;
   if (top) w->master_busy.push_back(busy);
@@ -419,7 +384,7 @@ pool_result simulate_here(const pool_spec& spec) {
 
   pool_world w;
   w.spec = spec;
-  w.tree = make_tree(spec.tree);
+  w.tree = task_tree(spec.tree);
   w.remaining = static_cast<std::int64_t>(w.tree.size());
   w.outstanding.assign(static_cast<std::size_t>(spec.tree.levels), 0);
   w.outstanding[0] = spec.tree.roots;
@@ -471,8 +436,6 @@ pool_result simulate_here(const pool_spec& spec) {
 }
 
 }  // namespace
-
-std::int64_t tree_tasks(const task_tree_spec& tree) { return static_cast<std::int64_t>(make_tree(tree).size()); }
 
 const char* pool_strategy_name(pool_strategy s) {
   switch (s) {

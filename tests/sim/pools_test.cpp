@@ -47,6 +47,26 @@ TEST(SimPools, EveryTaskRunsOnceUnderEveryStrategy) {
       }
 }
 
+// Messages cheap beside tasks (an MPI cluster's, not seed 001's 1990s
+// software): a processor whose request no node could serve must be told
+// no, or it waits for ever holding tasks beyond the asynchronicity limit
+// that its own iteration needs (before: 898 of 1,008 tasks never ran).
+TEST(SimPools, HierMediationDeniesWhatNoNodeCanServe) {
+  pool_spec spec;
+  spec.strategy = pool_strategy::hier_mediation;
+  spec.processors = 32;
+  spec.nodes = 4;
+  spec.message_seconds = 2e-6;
+  spec.latency = 2e-6;
+  spec.tree.roots = 8;
+  spec.tree.levels = 6;
+  spec.tree.subregion_seconds = 5e-5;
+  spec.tree.minimization_seconds = 1e-3;
+  const pool_result r = simulate_pool(spec);
+  EXPECT_EQ(r.tasks, tree_tasks(spec.tree));
+  EXPECT_EQ(r.tasks, 1008);
+}
+
 TEST(SimPools, TheTreeIsTheOneAsked) {
   task_tree_spec tree;
   tree.roots = 4;

@@ -31,7 +31,8 @@
 //              told no and never runs beyond the asynchronicity limit.
 //   hier-mediation  a mediator per node of processors as above, passing a
 //              request it cannot serve to a top mediator, which asks the
-//              nodes in turn for a task (seed 001 sec. 5.4).
+//              other nodes in turn for a task, and says no when none has
+//              one (seed 001 sec. 5.4).
 // Processors run current tasks only (within async_levels of the last
 // completed iteration, which every processor learns when it completes);
 // beyond them only after a request was denied. Termination is not
@@ -74,6 +75,18 @@ struct pool_result {
   std::int64_t transfers = 0;          // tasks moved between computing processors (or via the master)
   std::int64_t messages = 0;
 };
+
+// One task of the tree; a tree is a vector of them, a task's number its
+// index (task_tree.cpp). The same tree for the same spec, on any machine.
+struct tree_task {
+  int level = 0;
+  bool subregion = true;
+  double seconds = 0;         // its cost at speed 1
+  std::vector<int> children;  // put when it ends, by the processor that ran it
+};
+std::vector<tree_task> task_tree(const task_tree_spec& tree);
+// Subregions before minimizations of their level (seed 001 sec. 3.2).
+inline double task_priority(const tree_task& t) { return t.subregion ? 1 : 0; }
 
 // Tasks of the tree (for checks).
 std::int64_t tree_tasks(const task_tree_spec& tree);
