@@ -44,7 +44,7 @@ void pool_engine::report_heard(int sender, message_buffer& message) {
 }
 
 bool pool_engine::progress_central_master() {
-  const std::int64_t from = pool_now_ns();
+  const std::int64_t from = omp::bridge::now_ns();
   bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
     const auto r = static_cast<std::size_t>(sender);
     if (type == pool_message::end_ack) {
@@ -66,7 +66,7 @@ bool pool_engine::progress_central_master() {
   // The end: every rank's early puts are in and nothing is queued or
   // running anywhere. Then wait for each rank's last message.
   if (finish_serving(heard_ == size_ - 1 && queue_.done())) busy = true;
-  if (busy) serve_ns_ += pool_now_ns() - from;
+  if (busy) serve_ns_ += omp::bridge::now_ns() - from;
   return busy;
 }
 

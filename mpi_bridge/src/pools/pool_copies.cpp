@@ -41,7 +41,7 @@ std::int64_t pool_engine::copy_timeout_ns() const {
 wire_task pool_engine::number_handed(int to, wire_task t) {
   const std::uint64_t id = next_task_id_++;  // never reset: a late report of an earlier run matches nothing
   t.payload.insert(0, reinterpret_cast<const char*>(&id), sizeof id);
-  held_tasks_.emplace(id, held_task{t, {to}, pool_now_ns()});
+  held_tasks_.emplace(id, held_task{t, {to}, omp::bridge::now_ns()});
   return t;
 }
 
@@ -87,7 +87,7 @@ void pool_engine::count_run(int rank, run_record& run) {
 // current task is left, as the ranks that ask do.
 std::optional<queued_task> pool_engine::copy_here() {
   if (stopped_ || held_tasks_.empty() || queue_.queued_current(queue_.last_completed_level()) > 0) return std::nullopt;
-  const std::int64_t now = pool_now_ns(), timeout = copy_timeout_ns();
+  const std::int64_t now = omp::bridge::now_ns(), timeout = copy_timeout_ns();
   for (auto& [id, held] : held_tasks_) {
     if (now - held.handed_ns < timeout ||
         std::find(held.holders.begin(), held.holders.end(), 0) != held.holders.end())
@@ -120,7 +120,7 @@ bool pool_engine::tell_counted() {
 // to a rank that holds the task already.
 bool pool_engine::hand_copies() {
   if (stopped_ || held_tasks_.empty() || queue_.queued_current(queue_.last_completed_level()) > 0) return false;
-  const std::int64_t now = pool_now_ns(), timeout = copy_timeout_ns();
+  const std::int64_t now = omp::bridge::now_ns(), timeout = copy_timeout_ns();
   bool sent = false;
   for (int r = 1; r < size_; ++r) {
     int& wanted = wanted_[static_cast<std::size_t>(r)];
@@ -158,7 +158,7 @@ bool pool_engine::hand_copies() {
 // job ends naming the ranks it still waits for. A live rank is silent only
 // inside a task, so the limit must exceed the longest task (docs/tasks.md).
 void pool_engine::check_silent_ranks(bool heard_any) {
-  const std::int64_t now = pool_now_ns();
+  const std::int64_t now = omp::bridge::now_ns();
   const auto held = static_cast<std::int64_t>(held_tasks_.size());
   const bool running_here =
       copies_running_here_ > 0 || queue_.outstanding() - static_cast<std::int64_t>(queue_.queued()) - held > 0;

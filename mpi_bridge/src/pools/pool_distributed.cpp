@@ -70,7 +70,7 @@ bool pool_engine::progress_distributed() {
   if (in.ended) return true;
   std::unique_lock guard(lock_);
   if (ended_) return in.any;
-  const std::int64_t now = pool_now_ns();
+  const std::int64_t now = omp::bridge::now_ns();
   const bool moved = push_or_ask(guard, now);
   return send_counts(guard, now) || moved || in.any;
 }
@@ -100,7 +100,7 @@ bool pool_engine::distributed_message(int sender, pool_message type, message_buf
       stealing_ = false;
       denied_ = true;
       steal_backoff_ns_ = std::clamp(steal_backoff_ns_ * 2, first_pause_ns, longest_pause_ns);
-      next_steal_ns_ = pool_now_ns() + steal_backoff_ns_;
+      next_steal_ns_ = omp::bridge::now_ns() + steal_backoff_ns_;
       changed_.notify_all();
       return false;
     }

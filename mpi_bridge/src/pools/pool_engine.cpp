@@ -5,6 +5,7 @@
 
 #include "common/fatal.hpp"
 #include "common/nodes.hpp"
+#include "common/waiting.hpp"
 
 #include <omp.h>
 
@@ -256,14 +257,14 @@ void pool_engine::run_one(std::unique_lock<std::mutex>& guard, queued_task t, in
   guard.unlock();
   running = running_task{this, recorded ? &record : nullptr, t.level};
   const selfsched_task view{t.payload.data(), t.payload.size(), t.level, t.priority};
-  const std::int64_t from = pool_now_ns();
+  const std::int64_t from = omp::bridge::now_ns();
   std::exception_ptr failure;
   try {
     (*body_)(task(view, thread));
   } catch (...) {
     failure = std::current_exception();
   }
-  const std::int64_t took = pool_now_ns() - from;
+  const std::int64_t took = omp::bridge::now_ns() - from;
   running = running_task{};
   guard.lock();
   busy_ns_ += took;
@@ -332,16 +333,24 @@ void pool_engine::work(int thread, int threads) {
         continue;
       }
     }
-    const std::int64_t from = pool_now_ns();
+    const std::int64_t from = omp::bridge::now_ns();
     ++waiting_;
     if (communicates) {
-      changed_.wait_for(guard, quiet);
+      // Alone, no thread can wake it: a plain sleep (which SMPI's runs
+      // take as simulated time; sim/smpi/pool_driver.cpp).
+      if (threads_ == 1) {
+        guard.unlock();
+        sleep_ns(std::chrono::nanoseconds(quiet).count());
+        guard.lock();
+      } else {
+        changed_.wait_for(guard, quiet);
+      }
       quiet = std::min(quiet * 2, std::chrono::microseconds(100));
     } else {
       changed_.wait(guard);
     }
     --waiting_;
-    if (runs_tasks) idle_ns_ += pool_now_ns() - from;
+    if (runs_tasks) idle_ns_ += omp::bridge::now_ns() - from;
   }
   changed_.notify_all();
 }
@@ -349,12 +358,13 @@ void pool_engine::work(int thread, int threads) {
 task_pool_report pool_engine::run(const std::function<void(const task&)>& body,
                                    const std::function<void(const task&)>* on_result) {
   begin_run(body);
-  const int threads = threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
-  const std::int64_t started = pool_now_ns();
+  [[maybe_unused]] const int threads =  // unused where OpenMP is not (the SMPI build)
+      threads_option_ > 0 ? threads_option_ : omp_get_max_threads();
+  const std::int64_t started = omp::bridge::now_ns();
 #pragma omp parallel num_threads(threads)
   work(omp_get_thread_num(), omp_get_num_threads());
   complete_sends(true);
-  task_pool_report report = end_run(static_cast<double>(pool_now_ns() - started) * 1e-9);
+  task_pool_report report = end_run(static_cast<double>(omp::bridge::now_ns() - started) * 1e-9);
   std::vector<task_result> results;
   {
     std::lock_guard guard(lock_);
@@ -386,7 +396,7 @@ void pool_engine::begin_run(const std::function<void(const task&)>& body) {
   }
   held_tasks_.clear();
   measured_ns_ = measured_runs_ = copies_made_ = copies_dropped_ = 0;
-  last_heard_ns_ = run_started_ns_ = pool_now_ns();
+  last_heard_ns_ = run_started_ns_ = omp::bridge::now_ns();
   work_done_ns_ = 0;
   counted_.assign(static_cast<std::size_t>(size_), {});
   if (!children_.empty() || rank_ == 0) {
@@ -499,7 +509,7 @@ bool pool_engine::finish_serving(bool can_end) {
   }
   if (!end_sent_ && can_end) {
     end_sent_ = sent = true;
-    if (rank_ == 0) work_done_ns_ = pool_now_ns();
+    if (rank_ == 0) work_done_ns_ = omp::bridge::now_ns();
     for (const int r : children_) send(r, message_buffer(pool_message::end));
   }
   if (end_sent_ && acks_ == static_cast<int>(children_.size()) && !ended_) {

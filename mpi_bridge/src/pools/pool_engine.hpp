@@ -45,6 +45,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "selfsched/bridge.hpp"  // the clock
 #include "selfsched/core/task_queue.hpp"
 #include "selfsched/mpi_tasks.hpp"
 #include "common/settings.hpp"
@@ -132,11 +133,6 @@ struct task_result {
   std::string bytes;
   int level = 0;
 };
-
-inline std::int64_t pool_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 class pool_engine {
  public:

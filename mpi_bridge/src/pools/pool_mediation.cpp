@@ -193,7 +193,7 @@ bool pool_engine::match_requests() {
 }
 
 bool pool_engine::progress_mediator() {
-  const std::int64_t from = pool_now_ns();
+  const std::int64_t from = omp::bridge::now_ns();
   bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
     child_message(sender, type, message);
   }).any;
@@ -210,7 +210,7 @@ bool pool_engine::progress_mediator() {
   }
   if (match_requests()) busy = true;
   if (finish_serving(heard_ == static_cast<int>(children_.size()) && left.tasks == 0)) busy = true;
-  if (busy) serve_ns_ += pool_now_ns() - from;
+  if (busy) serve_ns_ += omp::bridge::now_ns() - from;
   return busy;
 }
 
@@ -267,7 +267,7 @@ bool pool_engine::report_to_parent() {
     const rank_view& v = views_[static_cast<std::size_t>(r)];
     current += v.giving ? 0 : v.queued_current;
   }
-  const std::int64_t now = pool_now_ns();
+  const std::int64_t now = omp::bridge::now_ns();
   // The messages received from rank 0 too: until it sees them counted it
   // keeps their tasks in flight, even when they changed nothing here.
   const std::int64_t state[5] = {outstanding, current, lowest, asks_up_ ? 1 : 0, transfers_received_};
@@ -291,7 +291,7 @@ bool pool_engine::report_to_parent() {
 }
 
 bool pool_engine::progress_node_mediator() {
-  const std::int64_t from = pool_now_ns();
+  const std::int64_t from = omp::bridge::now_ns();
   bool busy = receive_all([&](int sender, pool_message type, message_buffer& message) {
     if (sender == mediator_) parent_message(type, message);
     else child_message(sender, type, message);
@@ -331,7 +331,7 @@ bool pool_engine::progress_node_mediator() {
   }
   if (report_to_parent()) busy = true;
   if (finish_serving(end_from_parent_)) busy = true;
-  if (busy) serve_ns_ += pool_now_ns() - from;
+  if (busy) serve_ns_ += omp::bridge::now_ns() - from;
   return busy;
 }
 
@@ -387,7 +387,7 @@ bool pool_engine::progress_mediation_rank() {
   if (ended_) return busy;
   const std::size_t current = transferable(queue_);
   const bool wants = !stopped_ && current < asks_below();
-  const std::int64_t now = pool_now_ns();
+  const std::int64_t now = omp::bridge::now_ns();
   const bool urgent = report_now_ || (wants && !requesting_) || stop_requested_ || !first_report_sent_;
   if (!state_changed_ && wants == requesting_) return busy;
   if (!urgent && now - last_status_ns_ < pool_status_interval_ns) return busy;
