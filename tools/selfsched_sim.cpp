@@ -120,6 +120,9 @@ const char* const usage =
     "  --subregion TIME, --minimization TIME  their costs (defaults 50ms, 1s: the mean)\n"
     "  --message TIME        a processor's time per message sent or taken in (default 20ms)\n"
     "  --async L             the asynchronicity level (default 1; 0: none)\n"
+    "  --policies seed001|library  mediation and receiver-threshold as seed 001 gives them (default)\n"
+    "                        or as the library's pools run them (sim_pools.hpp, pool_spec)\n"
+    "  --status TIME         library mediation: a processor's reports at most this often (default 50us)\n"
     "  e.g. selfsched-sim --pool central,mediation,receiver --workers 8,16,32,64 --latency 1ms\n"
     "\n"
     "TIME: 2us, 1.5ms, 0.002 (seconds). Example, seed 004's question (does one\n"
@@ -162,40 +165,6 @@ long long count_of(const std::string& text, const std::string& what, long long l
   if (text.empty() || *end != '\0' || v < lowest)
     fail(what + " '" + text + "' is not a whole number >= " + std::to_string(lowest));
   return v;
-}
-
-// Task pools (sim_pools.hpp): every combination of processors and
-// strategies, one Markdown row each.
-int run_pools(const std::vector<std::string>& strategies, const std::string& workers, const std::string& nodes,
-              const std::string& roots, const std::string& levels, const std::string& minimizations,
-              const std::string& subregion, const std::string& minimization, const std::string& message,
-              const std::string& latency, const std::string& async) {
-  ss::pool_spec spec;
-  spec.nodes = static_cast<int>(count_of(nodes, "--nodes", 1));
-  spec.tree.roots = static_cast<int>(count_of(roots, "--roots", 1));
-  spec.tree.levels = static_cast<int>(count_of(levels, "--levels", 1));
-  char* end = nullptr;
-  spec.tree.minimizations = std::strtod(minimizations.c_str(), &end);
-  if (minimizations.empty() || *end != '\0') fail("--minimizations '" + minimizations + "' is not a number");
-  spec.tree.subregion_seconds = ss::parse_seconds(subregion, "--subregion");
-  spec.tree.minimization_seconds = ss::parse_seconds(minimization, "--minimization");
-  spec.message_seconds = ss::parse_seconds(message, "--message");
-  spec.latency = ss::parse_seconds(latency, "--latency");
-  spec.async_levels = static_cast<int>(count_of(async, "--async", 0));
-  std::cout << "| processors | strategy | time (s) | processor utilization | master util | tasks | transfers | messages |\n"
-               "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |\n";
-  for (const std::string& p : split(workers))
-    for (const std::string& name : strategies) {
-      spec.processors = static_cast<int>(count_of(p, "--workers", 2));
-      spec.strategy = ss::parse_pool_strategy(name);
-      const ss::pool_result r = ss::simulate_pool(spec);
-      const auto [lo, hi] = std::minmax_element(r.utilization.begin(), r.utilization.end());
-      std::printf("| %d | %s | %.2f | %.0f%% - %.0f%% | %.0f%% | %lld | %lld | %lld |\n", spec.processors, name.c_str(),
-                  r.makespan, 100 * *lo, 100 * *hi, 100 * r.master_utilization, static_cast<long long>(r.tasks),
-                  static_cast<long long>(r.transfers), static_cast<long long>(r.messages));
-      std::fflush(stdout);
-    }
-  return 0;
 }
 
 // A loop instance of a profile written with SELFSCHED_PROFILE_CHUNKS=1, as
@@ -330,7 +299,7 @@ struct options {
   bool print_chunks = false, alpha_by_work = false, latency_given = false, monotonic = false;
   std::vector<std::string> slow, lose, late, shares;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
-      minimization = "1s", message = "20ms", async = "1";
+      minimization = "1s", message = "20ms", async = "1", policies = "seed001", status = "50us";
 };
 
 // Every option that takes one value, and where it goes.
@@ -349,7 +318,8 @@ const std::pair<const char*, std::string options::*> valued_options[] = {
     {"--instance", &options::instance}, {"--pool", &options::pool}, {"--nodes", &options::nodes},
     {"--roots", &options::roots}, {"--levels", &options::levels}, {"--minimizations", &options::minimizations},
     {"--subregion", &options::subregion}, {"--minimization", &options::minimization},
-    {"--message", &options::message}, {"--async", &options::async},
+    {"--message", &options::message}, {"--async", &options::async}, {"--policies", &options::policies},
+    {"--status", &options::status},
     {"--threads-model", &options::threads_model}, {"--thread-claim", &options::thread_claim},
     {"--instances", &options::instances},
 };
@@ -518,6 +488,49 @@ int sweep(const options& o) {
   return 0;
 }
 
+// Task pools (sim_pools.hpp): every combination of processors and
+// strategies, one Markdown row each (and one JSON object with --json).
+int run_pools(const options& o) {
+  ss::pool_spec spec;
+  spec.nodes = static_cast<int>(count_of(o.nodes, "--nodes", 1));
+  spec.tree.roots = static_cast<int>(count_of(o.roots, "--roots", 1));
+  spec.tree.levels = static_cast<int>(count_of(o.levels, "--levels", 1));
+  char* end = nullptr;
+  spec.tree.minimizations = std::strtod(o.minimizations.c_str(), &end);
+  if (o.minimizations.empty() || *end != '\0') fail("--minimizations '" + o.minimizations + "' is not a number");
+  spec.tree.subregion_seconds = ss::parse_seconds(o.subregion, "--subregion");
+  spec.tree.minimization_seconds = ss::parse_seconds(o.minimization, "--minimization");
+  spec.message_seconds = ss::parse_seconds(o.message, "--message");
+  spec.latency = ss::parse_seconds(o.latency_given ? o.latency : "1ms", "--latency");
+  spec.async_levels = static_cast<int>(count_of(o.async, "--async", 0));
+  if (o.policies != "seed001" && o.policies != "library") fail("--policies '" + o.policies + "': seed001 or library");
+  spec.library_policies = o.policies == "library";
+  spec.status_seconds = ss::parse_seconds(o.status, "--status");
+  std::string why;
+  if (!o.json_path.empty() && !selfsched::omp::can_write_file(o.json_path, why)) fail("--json: " + why);
+  std::cout << "| processors | strategy | time (s) | processor utilization | master util | tasks | transfers | messages |\n"
+               "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |\n";
+  nlohmann::json rows = nlohmann::json::array();
+  for (const std::string& p : split(o.workers))
+    for (const std::string& name : split(o.pool)) {
+      spec.processors = static_cast<int>(count_of(p, "--workers", 2));
+      spec.strategy = ss::parse_pool_strategy(name);
+      const ss::pool_result r = ss::simulate_pool(spec);
+      const auto [lo, hi] = std::minmax_element(r.utilization.begin(), r.utilization.end());
+      std::printf("| %d | %s | %.4g | %.0f%% - %.0f%% | %.0f%% | %lld | %lld | %lld |\n", spec.processors, name.c_str(),
+                  r.makespan, 100 * *lo, 100 * *hi, 100 * r.master_utilization, static_cast<long long>(r.tasks),
+                  static_cast<long long>(r.transfers), static_cast<long long>(r.messages));
+      std::fflush(stdout);
+      rows.push_back({{"processors", spec.processors}, {"strategy", name}, {"makespan_s", r.makespan},
+                      {"work_s", r.work}, {"efficiency", r.makespan > 0 ? r.work / (spec.processors * r.makespan) : 0},
+                      {"utilization_min", *lo}, {"utilization_max", *hi}, {"master_utilization", r.master_utilization},
+                      {"tasks", r.tasks}, {"transfers", r.transfers}, {"messages", r.messages}});
+    }
+  if (!o.json_path.empty() && !selfsched::omp::write_file_atomically(o.json_path, rows.dump(1) + "\n", 0644, why))
+    fail("--json: " + why);
+  return 0;
+}
+
 // --threads-model real: every combination of --threads and schedules, one
 // row each, with its makespan over the best libomp schedule's at that size.
 int run_threads(const options& o) {
@@ -565,8 +578,7 @@ int main(int argc, char** argv) {
   const options o = parse_options(argc, argv);
   try {
     if (!o.pool.empty())
-      return run_pools(split(o.pool), o.workers, o.nodes, o.roots, o.levels, o.minimizations, o.subregion,
-                       o.minimization, o.message, o.latency_given ? o.latency : "1ms", o.async);
+      return run_pools(o);
     if (o.threads_model == "real") return run_threads(o);
     if (o.threads_model != "model") fail("--threads-model '" + o.threads_model + "': model or real");
     return sweep(o);

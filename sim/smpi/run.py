@@ -12,6 +12,12 @@ code's per-request cost under SMPI.
 
     python3 sim/smpi/run.py --build build --transport master,hier --workers 64,512
 
+With --pool, the task pools instead (selfsched-smpi-pool, the real
+selfsched::mpi::task_pool) on seed 001's task tree, beside selfsched-sim's
+pool model of the same tree on the same processors:
+
+    python3 sim/smpi/run.py --build build --pool central,mediation,hier-mediation,receiver --workers 64
+
 Exit status: 0; 1 with --check when code and model differ by more than
 --tolerance; 2 on bad input; 77 when smpirun or the SMPI build is missing
 (the test is then skipped).
@@ -103,6 +109,15 @@ def write_platform(path, workers, masters, speeds, flops, latency, bandwidth):
         f.write("\n".join(lines) + "\n")
 
 
+def pool_layout(strategy, workers, masters):
+    """Ranks in order, each the host it runs on; and the node size (hier-mediation)."""
+    if strategy in ("central", "mediation"):  # rank 0: the master or mediator
+        return ["master-0"] + [f"worker-{k}" for k in range(workers)], 0
+    if strategy == "hier-mediation":
+        return layout("hier", workers, masters)
+    return [f"worker-{k}" for k in range(workers)], 0  # receiver, sender: every rank computes
+
+
 def time_v(output):
     """Wall seconds, CPU seconds (user + system) and peak memory (MiB) from /usr/bin/time -v.
     On a shared machine the CPU seconds are the simulation's own cost; the wall time adds the others' load."""
@@ -140,6 +155,96 @@ def run_smpi(a, program, transport, workers, work_dir):
     wall, cpu, rss = time_v(done.stderr)
     figures.update(wall=wall or time.time() - started, cpu=cpu, rss_mib=rss)
     return figures, platform
+
+
+def run_smpi_pool(a, program, strategy, workers, roots, work_dir):
+    hosts, node_size = pool_layout(strategy, workers, a.masters)
+    platform = os.path.join(work_dir, "platform.xml")
+    hostfile = os.path.join(work_dir, "hosts")
+    write_platform(platform, workers, a.masters if strategy == "hier-mediation" else 1, [1.0], a.flops, a.latency,
+                   a.bandwidth)
+    with open(hostfile, "w") as f:
+        f.write("\n".join(hosts) + "\n")
+    env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
+    command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
+               "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
+    command += [f"--cfg={c}" for c in SMPI_CONFIG + CODE_TIME[a.code_time] + a.cfg]
+    threshold = strategy == "receiver-threshold"
+    command += [program, "--strategy", "receiver" if threshold else strategy,
+                "--transfer", "threshold" if threshold else "priority", "--roots", str(roots),
+                "--levels", str(a.levels), "--subregion", repr(a.subregion), "--minimization", repr(a.minimization),
+                "--minimizations", repr(a.minimizations), "--async", str(a.async_levels), "--flops", repr(a.flops)]
+    started = time.time()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=work_dir)
+    line = next((l for l in done.stdout.splitlines() if l.startswith("smpi-pool:")), None)
+    if done.returncode != 0 or line is None:
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"run.py: the SMPI pool run failed ({strategy}, {workers} workers): {' '.join(command)}")
+    figures = dict(kv.split("=", 1) for kv in line.split()[1:])
+    wall, cpu, rss = time_v(done.stderr)
+    figures.update(wall=wall or time.time() - started, cpu=cpu, rss_mib=rss)
+    return figures
+
+
+def run_pool_model(a, sim, strategy, workers, roots):
+    """selfsched-sim's pool model on the same tree; None for a strategy it does not model (sender)."""
+    if strategy == "sender":
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        command = [sim, "--pool", strategy, "--workers", str(workers), "--nodes", str(a.masters),
+                   "--roots", str(roots), "--levels", str(a.levels), "--subregion", f"{a.subregion!r}s",
+                   "--minimization", f"{a.minimization!r}s", "--minimizations", repr(a.minimizations),
+                   "--message", f"{a.message!r}s", "--latency", f"{a.latency!r}s", "--async", str(a.async_levels),
+                   "--policies", "library", "--json", out.name]
+        subprocess.run(command, check=True, capture_output=True, text=True)
+        with open(out.name) as f:
+            return json.load(f)[0]
+
+
+def pools(a, build_dir):
+    """--pool: each strategy and worker count, code and model side by side."""
+    program = os.path.abspath(os.path.join(build_dir, "bin", "selfsched-smpi-pool"))
+    sim = os.path.join(a.build, "bin", "selfsched-sim")
+    if not shutil.which("smpirun") or not os.path.exists(program):
+        print(f"run.py: skipped: no smpirun or no {program} (SimGrid's SMPI: apt-get install libsimgrid-dev)")
+        return SKIPPED
+    rows, worst = [], 0.0
+    print("| strategy | workers | ranks | tasks | code: makespan (s) | efficiency | utilization | server busy "
+          "| model: makespan (s) | efficiency | utilization | server busy | model/code | wall (s) | CPU (s) "
+          "| memory (MiB) |")
+    print("| --- " * 16 + "|")
+    worker_counts = [int(w) for w in a.workers.split(",")]
+    roots = [int(r) for r in a.roots.split(",")]
+    if len(roots) == 1:
+        roots *= len(worker_counts)
+    if len(roots) != len(worker_counts) or min(roots) < 1:
+        raise SystemExit(f"run.py: --roots {a.roots}: one number >= 1, or one per --workers entry ({a.workers})")
+    for strategy in a.pool.split(","):
+        for workers, tree_roots in zip(worker_counts, roots):
+            with tempfile.TemporaryDirectory(prefix="selfsched-smpi-") as work_dir:
+                code = run_smpi_pool(a, program, strategy, workers, tree_roots, work_dir)
+            model = run_pool_model(a, sim, strategy, workers, tree_roots)
+            if int(code["not_once"]) != 0 or code["tasks"] != code["tree_tasks"]:
+                raise SystemExit(f"run.py: {strategy}, {workers} workers: {code['tasks']} runs of "
+                                 f"{code['tree_tasks']} tasks, {code['not_once']} not run exactly once")
+            ratio = model["makespan_s"] / float(code["makespan"]) if model else None
+            m = (f"{model['makespan_s']:.4f} | {model['efficiency']:.3f} | {model['utilization_min']:.2f}-"
+                 f"{model['utilization_max']:.2f} | {model['master_utilization']:.3f} | {ratio:.3f}") if model else \
+                "not modelled | | | | "
+            print(f"| {strategy} | {workers} | {code['ranks']} | {int(code['tasks']):,} | {float(code['makespan']):.4f} | "
+                  f"{float(code['efficiency']):.3f} | {float(code['utilization_min']):.2f}-"
+                  f"{float(code['utilization_max']):.2f} | {float(code['server_busy']):.3f} | {m} | "
+                  f"{code['wall']:.1f} | {code['cpu']:.1f} | {code['rss_mib']:.0f} |", flush=True)
+            if ratio is not None:
+                worst = max(worst, abs(ratio - 1))
+            rows.append({"strategy": strategy, "workers": workers, "roots": tree_roots, "code": code, "model": model})
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    if a.check and worst > a.tolerance:
+        print(f"run.py: code and model differ by {worst:.1%}, more than {a.tolerance:.0%}")
+        return 1
+    return 0
 
 
 def run_model(a, sim, transport, platform, claim):
@@ -186,6 +291,20 @@ def parse_args():
                    help="the bridge's CPU time between MPI calls: as measured on this host (default) or not charged")
     p.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
                    help="one more SimGrid setting for smpirun, after the ones above (repeatable)")
+    pool = p.add_argument_group("task pools (--pool): seed 001's tree, as selfsched-sim --pool builds it")
+    pool.add_argument("--pool", help="strategies instead of a loop: central, mediation, hier-mediation, receiver, "
+                      "receiver-threshold, sender (comma list; the model has no sender)")
+    pool.add_argument("--roots", default="16",
+                      help="level-0 subregions: one number, or one per --workers entry (comma list)")
+    pool.add_argument("--levels", type=int, default=7)
+    pool.add_argument("--subregion", type=seconds, default=50e-6, help="a subregion's sampling (default 50us)")
+    pool.add_argument("--minimization", type=seconds, default=1e-3,
+                      help="a local minimization's mean (default 1ms; exponential)")
+    pool.add_argument("--minimizations", type=float, default=1.0, help="per subregion, on average")
+    pool.add_argument("--async", dest="async_levels", type=int, default=1, help="the asynchronicity level")
+    pool.add_argument("--message", type=seconds, default=2e-7,
+                      help="the model's processor time per message sent or taken in (default 0.2us: the code's MPI "
+                      "calls for one, an MPI_Iprobe and a receive or a send, at SMPI's injected 100 ns)")
     p.add_argument("--json", help="write every row here")
     p.add_argument("--check", action="store_true", help="exit 1 if code and model differ by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.10)
@@ -201,6 +320,8 @@ def parse_args():
 
 def main():
     a = parse_args()
+    if a.pool:
+        return pools(a, a.smpi_build or os.path.join(a.build, "sim-smpi"))
     # absolute: smpirun runs in a directory of its own
     program = os.path.abspath(os.path.join(a.smpi_build or os.path.join(a.build, "sim-smpi"), "bin",
                                            "selfsched-smpi-loop"))

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,12 +27,13 @@ namespace selfsched::sim {
 namespace {
 
 struct pool_message {
-  enum kind { tasks, request, no_work, level_done, demand, declined, stop };
+  enum kind { tasks, request, no_work, level_done, demand, declined, status, give, surplus, stop };
   explicit pool_message(kind k, int f = -1, int h = 0, std::vector<int> i = {})
       : what(k), from(f), hops(h), items(std::move(i)) {}
   kind what;
-  int from = -1;            // request, demand, declined, a demanded task: the processor that asked
-  int hops = 0;             // request (receiver): how often it was passed on; demand, declined: nodes asked before
+  int from = -1;            // request, demand, declined, a demanded task: the processor that asked; status, surplus: its sender
+  int hops = 0;             // request (receiver): how often it was passed on; demand, declined: nodes asked before;
+                            // status: current tasks queued; give: how many
   std::vector<int> items;   // tasks: task ids; central's request: the tasks created
 };
 
@@ -81,6 +84,10 @@ struct pool_world {
     if (top) top->put_init(new pool_message{pool_message::stop}, 0)->detach();
   }
   bool central() const { return spec.strategy == pool_strategy::central; }
+  bool pulls() const {
+    return spec.library_policies &&
+           (spec.strategy == pool_strategy::mediation || spec.strategy == pool_strategy::hier_mediation);
+  }
   bool receiver() const {
     return spec.strategy == pool_strategy::receiver || spec.strategy == pool_strategy::receiver_threshold;
   }
@@ -148,8 +155,11 @@ class processor {
       } else if (std::optional<queued_task> t = next()) {
         run(id_of(*t), nullptr);
         queue_.finish(t->level);
-        offer();
+        if (w_->pulls()) report();
+        else offer();
         continue;
+      } else if (w_->pulls()) {
+        report();  // it asks: at once
       } else if (!asked_ && wants_work()) {
         ask();
       }
@@ -163,16 +173,18 @@ class processor {
   // Seed 001's scheduling: current tasks only (within the asynchronicity
   // level of the last completed iteration); beyond them only once a request
   // for work was denied. The application-independent policy never knows
-  // which tasks are current, so it is never denied: it waits.
+  // which tasks are current, so it is never denied: it waits (the
+  // library's runs what it holds).
   std::optional<queued_task> next() {
     if (std::optional<queued_task> t = queue_.pop_current(w_->completed())) return t;
-    if (denied_ && !w_->independent()) return queue_.pop_any();
+    if (w_->independent() ? w_->spec.library_policies : denied_) return queue_.pop_any();
     return std::nullopt;
   }
   // When to ask: no current task (application-dependent), or fewer than two
-  // tasks of any kind (the threshold policy).
+  // tasks of any kind (the threshold policy; the library's: none).
   bool wants_work() const {
-    return w_->independent() ? queue_.queued() < 2 : queue_.queued_current(w_->completed()) == 0;
+    return w_->independent() ? queue_.queued() < (w_->spec.library_policies ? 1u : 2u)
+                             : queue_.queued_current(w_->completed()) == 0;
   }
 
   void push(int id) { queue_task(*w_, queue_, id); }
@@ -218,6 +230,38 @@ class processor {
     w_->send(w_->mediator_of(me_), new pool_message{pool_message::tasks, me_, 0, {id_of(*t)}});
   }
 
+  // The library's mediation (pool_spec::library_policies): its current tasks
+  // and whether it asks (none current), when they changed; at once when it
+  // starts asking or received tasks, else at most every status interval.
+  void report() {
+    const int current = static_cast<int>(queue_.queued_current(w_->completed()));
+    const bool wants = current == 0;
+    const double now = sg4::Engine::get_clock();
+    if (reported_ && !report_now_ && current == reported_current_ && wants == requesting_) return;
+    const bool urgent = !reported_ || report_now_ || (wants && !requesting_);
+    if (!urgent && now - last_report_ < w_->spec.status_seconds) return;
+    reported_ = true;
+    report_now_ = false;
+    requesting_ = wants;
+    reported_current_ = current;
+    last_report_ = now;
+    w_->send(w_->mediator_of(me_), new pool_message{pool_message::status, me_, current, {wants ? 1 : 0}});
+  }
+  // Asked to give n: up to n of its current tasks, highest priority first,
+  // keeping one for itself.
+  void give(int n) {
+    std::vector<int> items;
+    const int current = static_cast<int>(queue_.queued_current(w_->completed()));
+    for (int k = 0; k < std::min(n, current - 1); ++k) {
+      std::optional<queued_task> t = queue_.pop_current(w_->completed());
+      queue_.finish(t->level);
+      items.push_back(id_of(*t));
+    }
+    w_->transfers += static_cast<std::int64_t>(items.size());
+    report_now_ = true;
+    w_->send(w_->mediator_of(me_), new pool_message{pool_message::surplus, me_, 0, std::move(items)});
+  }
+
   // Can it give? Two current tasks or more (application-dependent), two
   // tasks of any kind (threshold).
   bool has_surplus() const {
@@ -258,6 +302,10 @@ class processor {
         asked_ = false;
         denied_ = false;
         pause_ = 0;
+        report_now_ = true;
+        break;
+      case pool_message::give:
+        give(m->hops);
         break;
       case pool_message::request:  // receiver: give, pass on, or say no
         if (has_surplus()) {
@@ -270,9 +318,15 @@ class processor {
         }
         break;
       case pool_message::level_done:  // more tasks are current now: may give some
-        offer();
+        if (w_->pulls()) report();
+        else offer();
         break;
-      case pool_message::no_work:  // nobody had any; ask again after a pause
+      case pool_message::no_work:
+        if (w_->pulls()) {  // the mediator keeps the request: no need to ask again
+          denied_ = true;
+          break;
+        }
+        // nobody had any; ask again after a pause
         pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
         sg4::this_actor::sleep_for(pause_);
         asked_ = false;
@@ -289,6 +343,10 @@ class processor {
   bool asked_ = false;
   bool denied_ = false;
   double pause_ = 0;
+  // report()'s: what the mediator last heard, and when.
+  bool reported_ = false, report_now_ = false, requesting_ = false;
+  int reported_current_ = 0;
+  double last_report_ = 0;
 };
 
 // Central's master: every task, every request.
@@ -375,6 +433,152 @@ void mediator(pool_world* w, int node) {
   else w->master_busy[static_cast<std::size_t>(std::max(node, 0))] = busy;
 }
 
+// The library's mediator (pool_spec::library_policies; the pools' code:
+// mpi_bridge/src/pools/pool_mediation.cpp). From its children's reports it
+// answers each request with a task it holds, else asks the child with the
+// most current tasks to give half of all but one, else says no once and
+// keeps the request for the next task that comes. Its children are the
+// processors (mediation: `node` -1), or under hier-mediation its node's
+// processors and, for node 0's mediator, which is the top one too (as rank
+// 0 is), the other nodes' mediators. A node mediator is one child to node
+// 0's: it reports its node's current tasks summed and whether a request of
+// its node is unmatched, says no to its processors only once node 0's
+// mediator has said no to it, and gives when asked, from what it holds or
+// through its richest processor.
+void pulling_mediator(pool_world* w, int node) {
+  const int processors = w->spec.processors;
+  const bool root = node <= 0;
+  sg4::Mailbox* box = own_box("mediator-" + std::to_string(std::max(node, 0)));
+  sg4::Mailbox* parent = root ? nullptr : w->mediators[0];
+  const auto box_of = [&](int child) {  // a processor, or processors + k: node k's mediator
+    return child < processors ? w->processors[static_cast<std::size_t>(child)]
+                              : w->mediators[static_cast<std::size_t>(child - processors)];
+  };
+  struct view {
+    int current = 0;
+    bool requesting = false, told_no = false, giving = false;
+  };
+  std::map<int, view> views;
+  std::set<int> asking;                  // children whose request stands, in order
+  std::set<std::pair<int, int>> donors;  // (current tasks, child) of those not giving
+  task_queue held(w->spec.async_levels);
+  int owed = 0;         // a node mediator's: tasks node 0's asked it to give
+  int forwarding = -1;  // the processor whose surplus goes on up to node 0's
+  bool denied_up = false;
+  bool reported = false, reported_asks = false, report_now = false;  // report_now: node 0's sent tasks
+  int reported_current = 0;
+  double last_report = 0;
+  const auto set_current = [&](int child, int current) {
+    view& v = views[child];
+    donors.erase({v.current, child});
+    v.current = current;
+    if (!v.giving) donors.insert({v.current, child});
+  };
+  // The richest child other than `besides` with surplus (all but one current task), or -1.
+  const auto richest = [&](int besides) {
+    for (auto it = donors.rbegin(); it != donors.rend() && it->first - 1 > 0; ++it)
+      if (it->second != besides) return it->second;
+    return -1;
+  };
+  const auto ask_to_give = [&](int donor) {
+    view& d = views[donor];
+    w->send(box_of(donor), new pool_message{pool_message::give, -1, d.current / 2});  // (surplus + 1) / 2
+    donors.erase({d.current, donor});
+    d.giving = true;
+    d.current = 0;  // until its next report
+  };
+  const auto take_current = [&](int most) {
+    std::vector<int> items;
+    while (static_cast<int>(items.size()) < most) {
+      std::optional<queued_task> t = held.pop_current(w->completed());
+      if (!t) break;
+      held.finish(t->level);
+      items.push_back(id_of(*t));
+    }
+    return items;
+  };
+  const double start = sg4::Engine::get_clock();
+  double idle = 0;
+  while (!w->done) {
+    const std::unique_ptr<pool_message> m = next_message(w, box, idle);
+    if (!m) break;
+    if (m->what == pool_message::status) {
+      view& v = views[m->from];
+      const bool wants = !m->items.empty() && m->items[0] != 0;
+      if (wants && !v.requesting) v.told_no = false;
+      v.requesting = wants;
+      if (wants) asking.insert(m->from);
+      else asking.erase(m->from);
+      set_current(m->from, m->hops);
+    } else if (m->what == pool_message::surplus) {
+      views[m->from].giving = false;
+      set_current(m->from, views[m->from].current);
+      if (m->from == forwarding) {  // asked of this node by node 0's mediator: on up
+        forwarding = -1;
+        owed = 0;
+        w->send(parent, new pool_message{pool_message::surplus, processors + node, 0, m->items});
+      } else {
+        for (int id : m->items) queue_task(*w, held, id);
+      }
+    } else if (m->what == pool_message::tasks) {  // from node 0's mediator, which took the request as served
+      for (int id : m->items) queue_task(*w, held, id);
+      denied_up = false;
+      report_now = true;
+    } else if (m->what == pool_message::give) {
+      owed = std::max(m->hops, 1);
+    } else if (m->what == pool_message::no_work) {
+      denied_up = true;
+    }
+    if (owed > 0 && forwarding < 0) {  // node 0's asked: from what is held, else through the richest
+      std::vector<int> items = take_current(owed);
+      const int donor = items.empty() ? richest(-1) : -1;
+      if (donor >= 0) {
+        ask_to_give(donor);
+        forwarding = donor;
+      } else {
+        w->transfers += static_cast<std::int64_t>(items.size());
+        w->send(parent, new pool_message{pool_message::surplus, processors + node, 0, std::move(items)});
+        owed = 0;
+      }
+    }
+    bool unmatched = false;
+    for (auto it = asking.begin(); it != asking.end();) {
+      const int child = *it;
+      view& a = views[child];
+      if (std::vector<int> one = take_current(1); !one.empty()) {
+        ++w->transfers;
+        w->send(box_of(child), new pool_message{pool_message::tasks, -1, 0, std::move(one)});
+        a.requesting = false;
+        it = asking.erase(it);
+        continue;
+      }
+      if (const int donor = richest(child); donor >= 0) {
+        ask_to_give(donor);
+      } else {
+        unmatched = !root;
+        if ((root || denied_up) && !a.told_no) {
+          a.told_no = true;
+          w->send(box_of(child), new pool_message{pool_message::no_work});
+        }
+      }
+      ++it;
+    }
+    if (!root) {  // its node as one child of node 0's mediator
+      int current = static_cast<int>(held.queued_current(w->completed()));
+      for (const auto& [child, v] : views) current += v.giving ? 0 : v.current;
+      const double now = sg4::Engine::get_clock();
+      const bool changed = !reported || report_now || current != reported_current || unmatched != reported_asks;
+      const bool urgent = !reported || report_now || (unmatched && !reported_asks);
+      if (changed && (urgent || now - last_report >= w->spec.status_seconds)) {
+        reported = true, reported_current = current, reported_asks = unmatched, last_report = now;
+        report_now = false;
+        w->send(parent, new pool_message{pool_message::status, processors + node, current, {unmatched ? 1 : 0}});
+      }
+    }
+  }
+  w->master_busy[static_cast<std::size_t>(std::max(node, 0))] = sg4::Engine::get_clock() - start - idle;
+}
+
 pool_result simulate_here(const pool_spec& spec) {
   sg4::Engine& engine = detail::start_engine();
   sg4::NetZone* zone = sg4::create_star_zone("platform");
@@ -404,7 +608,8 @@ pool_result simulate_here(const pool_spec& spec) {
   }
   w.master_busy.assign(static_cast<std::size_t>(mediators), 0);
   sg4::Host* top_host = nullptr;
-  if (spec.strategy == pool_strategy::hier_mediation) {
+  const bool own_top = spec.strategy == pool_strategy::hier_mediation && !spec.library_policies;
+  if (own_top) {  // the library's top mediator is node 0's (rank 0)
     top_host = add_host("top");
     w.top = sg4::Mailbox::by_name("top");
   }
@@ -413,11 +618,15 @@ pool_result simulate_here(const pool_spec& spec) {
   for (int p = 0; p < spec.processors; ++p)
     sg4::Actor::create("processor-" + std::to_string(p), hosts[static_cast<std::size_t>(p)], processor(&w, p));
   if (spec.strategy == pool_strategy::central) sg4::Actor::create("master", mediator_hosts[0], master, &w);
-  if (spec.strategy == pool_strategy::mediation) sg4::Actor::create("mediator", mediator_hosts[0], mediator, &w, -1);
+  if (spec.strategy == pool_strategy::mediation && spec.library_policies)
+    sg4::Actor::create("mediator", mediator_hosts[0], pulling_mediator, &w, -1);
+  else if (spec.strategy == pool_strategy::mediation)
+    sg4::Actor::create("mediator", mediator_hosts[0], mediator, &w, -1);
   if (spec.strategy == pool_strategy::hier_mediation) {
     for (int n = 0; n < spec.nodes; ++n)
-      sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)], mediator, &w, n);
-    sg4::Actor::create("top", top_host, mediator, &w, -2);
+      sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)],
+                         spec.library_policies ? pulling_mediator : mediator, &w, n);
+    if (own_top) sg4::Actor::create("top", top_host, mediator, &w, -2);
   }
   engine.run();
 
@@ -462,8 +671,8 @@ pool_result simulate_pool(const pool_spec& spec) {
   if (spec.strategy == pool_strategy::hier_mediation && (spec.nodes < 2 || spec.nodes > spec.processors))
     throw sim_error("nodes " + std::to_string(spec.nodes) + " must be in [2, processors = " +
                     std::to_string(spec.processors) + "] for hier-mediation");
-  if (!(spec.message_seconds >= 0) || !(spec.latency >= 0))
-    throw sim_error("message time and latency must be >= 0");
+  if (!(spec.message_seconds >= 0) || !(spec.latency >= 0) || !(spec.status_seconds >= 0))
+    throw sim_error("message time, latency and status interval must be >= 0");
   const task_tree_spec& t = spec.tree;
   if (t.roots < 1 || t.levels < 1 || t.levels > 24)
     throw sim_error("a task tree needs roots >= 1 and levels in [1, 24] (roots " + std::to_string(t.roots) +

@@ -18,33 +18,36 @@ constexpr pool_strategy strategies[] = {pool_strategy::central, pool_strategy::m
 
 TEST(SimPools, EveryTaskRunsOnceUnderEveryStrategy) {
   for (const pool_strategy s : strategies)
-    for (const int processors : {2, 5, 16})
-      for (const int async_levels : {0, 1, 2}) {
-        pool_spec spec;
-        spec.strategy = s;
-        spec.processors = processors;
-        spec.nodes = 2;
-        spec.async_levels = async_levels;
-        spec.tree.roots = 3;
-        spec.tree.levels = 5;
-        spec.tree.minimizations = 1.5;
-        const std::string what = std::string(pool_strategy_name(s)) + " on " + std::to_string(processors) +
-                                 " processors, asynchronicity " + std::to_string(async_levels);
-        const pool_result r = simulate_pool(spec);
-        EXPECT_EQ(r.tasks, tree_tasks(spec.tree)) << what;
-        ASSERT_EQ(r.utilization.size(), static_cast<std::size_t>(processors)) << what;
-        double busy = 0;
-        for (const double u : r.utilization) {
-          EXPECT_GE(u, 0) << what;
-          EXPECT_LE(u, 1 + 1e-9) << what;
-          busy += u * r.makespan;
+    for (const bool library : {false, true})
+      for (const int processors : {2, 5, 16})
+        for (const int async_levels : {0, 1, 2}) {
+          pool_spec spec;
+          spec.strategy = s;
+          spec.library_policies = library;
+          spec.processors = processors;
+          spec.nodes = 2;
+          spec.async_levels = async_levels;
+          spec.tree.roots = 3;
+          spec.tree.levels = 5;
+          spec.tree.minimizations = 1.5;
+          const std::string what = std::string(pool_strategy_name(s)) + (library ? " (the library's policies)" : "") + " on " +
+                                   std::to_string(processors) + " processors, asynchronicity " +
+                                   std::to_string(async_levels);
+          const pool_result r = simulate_pool(spec);
+          EXPECT_EQ(r.tasks, tree_tasks(spec.tree)) << what;
+          ASSERT_EQ(r.utilization.size(), static_cast<std::size_t>(processors)) << what;
+          double busy = 0;
+          for (const double u : r.utilization) {
+            EXPECT_GE(u, 0) << what;
+            EXPECT_LE(u, 1 + 1e-9) << what;
+            busy += u * r.makespan;
+          }
+          // The processors' computing adds up to the tree's work.
+          EXPECT_NEAR(busy, r.work, 1e-6 * r.work) << what;
+          EXPECT_GE(r.makespan, r.work / processors) << what;
+          EXPECT_LE(r.master_utilization, 1 + 1e-9) << what;
+          if (s == pool_strategy::central) EXPECT_EQ(r.transfers, r.tasks) << "every task goes through the master";
         }
-        // The processors' computing adds up to the tree's work.
-        EXPECT_NEAR(busy, r.work, 1e-6 * r.work) << what;
-        EXPECT_GE(r.makespan, r.work / processors) << what;
-        EXPECT_LE(r.master_utilization, 1 + 1e-9) << what;
-        if (s == pool_strategy::central) EXPECT_EQ(r.transfers, r.tasks) << "every task goes through the master";
-      }
 }
 
 // Messages cheap beside tasks (an MPI cluster's, not seed 001's 1990s
@@ -96,6 +99,9 @@ TEST(SimPools, BadInputIsNamed) {
   pool_spec free_tasks;
   free_tasks.tree.subregion_seconds = 0;
   EXPECT_NE(message([&] { simulate_pool(free_tasks); }).find("task times must be > 0"), std::string::npos);
+  pool_spec no_status;
+  no_status.status_seconds = -1;
+  EXPECT_NE(message([&] { simulate_pool(no_status); }).find("status interval must be >= 0"), std::string::npos);
   EXPECT_EQ(parse_pool_strategy("hier-mediation"), pool_strategy::hier_mediation);
 }
 

@@ -18,7 +18,8 @@
 //   mediation  local queues; after each task a processor with two or more
 //              current tasks sends one to the mediator (one more
 //              processor), and an idle one asks it; the mediator answers
-//              from the tasks it holds, or says no (Fig. 3).
+//              from the tasks it holds, or says no (Fig. 3). Or, with
+//              library_policies, as the library's pools do (pool_spec).
 //   receiver   local queues; an idle processor asks a random one, which
 //              gives half of its current tasks if it holds two or more,
 //              highest priority first (application-dependent), else passes
@@ -63,6 +64,18 @@ struct pool_spec {
   double message_seconds = 0.01;       // a processor's time per message, sending or taking in
   double latency = 1e-3;               // per link (each processor has one to the network)
   int async_levels = 1;                // the asynchronicity level (seed 001 sec. 3.2); 0: no limit
+  // The library's policies (mpi_bridge/src/pools) instead of seed 001's,
+  // for a rank of one thread:
+  // - mediation: processors report their current tasks and whether they
+  //   ask (none current), at most every status_seconds, at once when they
+  //   start asking; the mediator answers a request from what it holds, else
+  //   asks the processor with the most current tasks to give half of all
+  //   but one, else says no once and keeps the request (pool_mediation.cpp);
+  // - receiver-threshold: a processor asks when it holds no task (one a
+  //   thread) and runs any task it holds, current or not (it is never told
+  //   no; pool_engine.cpp's next_task).
+  bool library_policies = false;
+  double status_seconds = 50e-6;
   task_tree_spec tree;
 };
 
