@@ -302,9 +302,10 @@ def parse_args():
                       help="a local minimization's mean (default 1ms; exponential)")
     pool.add_argument("--minimizations", type=float, default=1.0, help="per subregion, on average")
     pool.add_argument("--async", dest="async_levels", type=int, default=1, help="the asynchronicity level")
-    pool.add_argument("--message", type=seconds, default=2e-7,
-                      help="the model's processor time per message sent or taken in (default 0.2us: the code's MPI "
-                      "calls for one, an MPI_Iprobe and a receive or a send, at SMPI's injected 100 ns)")
+    pool.add_argument("--message", type=seconds, default=1e-7,
+                      help="the model's processor time per message sent or taken in (default 0.1us: the one MPI "
+                      "call with an injected time the code makes for it, an MPI_Iprobe that finds it or an MPI_Test "
+                      "that completes its send, 100 ns each)")
     p.add_argument("--json", help="write every row here")
     p.add_argument("--check", action="store_true", help="exit 1 if code and model differ by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.10)

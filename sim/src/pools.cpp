@@ -146,7 +146,23 @@ class processor {
     while (!w_->done) {
       while (box->ready() && !w_->done) handle(w_->take(box), created);
       if (w_->done) break;
-      if (w_->central()) {
+      if (w_->central() && w_->spec.library_policies) {
+        // The library's rank: after each task a report of the tasks it put
+        // and how many more it wants, one running and one queued (so it
+        // never waits a round trip); it runs what it was handed.
+        const int want = std::max(0, 2 - static_cast<int>(queue_.queued()) - requested_);
+        if (!asked_ || !created.empty() || want > 0) {
+          w_->send(w_->mediators[0], new pool_message{pool_message::request, me_, want, created});
+          created.clear();
+          requested_ += want;
+          asked_ = true;
+        }
+        if (std::optional<queued_task> t = queue_.pop_any()) {
+          run(id_of(*t), &created);
+          queue_.finish(t->level);
+          continue;
+        }
+      } else if (w_->central()) {
         if (!asked_) {
           w_->send(w_->mediators[0], new pool_message{pool_message::request, me_, 0, created});
           created.clear();
@@ -296,9 +312,10 @@ class processor {
     switch (m->what) {
       case pool_message::tasks:
         for (int id : m->items) {
-          if (w_->central()) run(id, &created);  // the master's answer: run it now
+          if (w_->central() && !w_->spec.library_policies) run(id, &created);  // the master's answer: run it now
           else push(id);
         }
+        requested_ -= static_cast<int>(m->items.size());
         asked_ = false;
         denied_ = false;
         pause_ = 0;
@@ -343,6 +360,7 @@ class processor {
   bool asked_ = false;
   bool denied_ = false;
   double pause_ = 0;
+  int requested_ = 0;  // the library's central: tasks asked for, not come yet
   // report()'s: what the mediator last heard, and when.
   bool reported_ = false, report_now_ = false, requesting_ = false;
   int reported_current_ = 0;
@@ -355,12 +373,51 @@ void master(pool_world* w) {
   task_queue queue(w->spec.async_levels);
   for (int r = 0; r < w->spec.tree.roots; ++r) queue.push(payload(r), 0, 1);
   std::deque<int> waiting;
+  std::vector<int> wanted(static_cast<std::size_t>(w->spec.processors), 0);  // the library's: by processor
+  int serve_from = 0;
   const double start = sg4::Engine::get_clock();
   double idle = 0;
   while (!w->done) {
     const std::unique_ptr<pool_message> m = next_message(w, box, idle);
     if (!m) break;
     for (int id : m->items) queue_task(*w, queue, id);
+    if (w->spec.library_policies) {
+      // The library's master (pool_central.cpp's serve_wanted): every
+      // message that has come, then what each processor asked for, one
+      // task a processor per pass, the passes starting after the processor
+      // served last, while current tasks last.
+      if (m->what == pool_message::request) wanted[static_cast<std::size_t>(m->from)] += m->hops;
+      while (box->ready() && !w->done) {
+        const std::unique_ptr<pool_message> more = next_message(w, box, idle);
+        if (!more) break;
+        for (int id : more->items) queue_task(*w, queue, id);
+        if (more->what == pool_message::request) wanted[static_cast<std::size_t>(more->from)] += more->hops;
+      }
+      std::vector<std::vector<int>> batches(static_cast<std::size_t>(w->spec.processors));
+      int last = -1;
+      for (bool handed = true; handed;) {
+        handed = false;
+        for (int k = 0; k < w->spec.processors; ++k) {
+          const int p = (serve_from + k) % w->spec.processors;
+          if (wanted[static_cast<std::size_t>(p)] <= 0) continue;
+          const std::optional<queued_task> t = queue.pop_current(w->completed());
+          if (!t) break;
+          queue.finish(t->level);
+          batches[static_cast<std::size_t>(p)].push_back(id_of(*t));
+          --wanted[static_cast<std::size_t>(p)];
+          handed = true;
+          last = p;
+        }
+      }
+      if (last >= 0) serve_from = (last + 1) % w->spec.processors;
+      for (int p = 0; p < w->spec.processors; ++p) {
+        std::vector<int>& batch = batches[static_cast<std::size_t>(p)];
+        if (batch.empty()) continue;
+        w->transfers += static_cast<std::int64_t>(batch.size());
+        w->send(w->processors[static_cast<std::size_t>(p)], new pool_message{pool_message::tasks, -1, 0, std::move(batch)});
+      }
+      continue;
+    }
     if (m->what == pool_message::request) waiting.push_back(m->from);
     // Current tasks only; the others wait for their iteration (seed 001:
     // the central scheduler waits).

@@ -401,6 +401,7 @@ void pool_engine::begin_run(const std::function<void(const task&)>& body) {
   counted_.assign(static_cast<std::size_t>(size_), {});
   if (!children_.empty() || rank_ == 0) {
     wanted_.assign(static_cast<std::size_t>(size_), 0);
+    serve_from_ = 1;
     heard_from_.assign(static_cast<std::size_t>(size_), false);
     acknowledged_.assign(static_cast<std::size_t>(size_), false);
     heard_ = acks_ = 0;

@@ -349,6 +349,7 @@ class pool_engine {
   std::int64_t messages_sent_ = 0;
   // central, rank 0:
   std::vector<int> wanted_;          // tasks each rank asked for and has not got
+  int serve_from_ = 1;               // central: the rank rank 0 serves first next time
   std::vector<bool> heard_from_;     // a rank's first report has come (its early puts are in)
   std::vector<bool> acknowledged_;   // end_ack received
   int heard_ = 0, acks_ = 0;
