@@ -328,7 +328,7 @@ class processor {
         if (has_surplus()) {
           w_->send(w_->processors[static_cast<std::size_t>(m->from)],
                    new pool_message{pool_message::tasks, me_, 0, give_half()});
-        } else if (m->hops + 1 < w_->spec.processors - 1) {
+        } else if (m->hops + 1 < std::min(w_->spec.processors - 1, w_->spec.library_policies ? 64 : w_->spec.processors)) {
           w_->send(random_other(m->from), new pool_message{pool_message::request, m->from, m->hops + 1});
         } else {
           w_->send(w_->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work, me_});
@@ -344,7 +344,8 @@ class processor {
           break;
         }
         // nobody had any; ask again after a pause
-        pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
+        pause_ = w_->spec.library_policies ? std::clamp(pause_ * 2, 100e-6, 5e-3)  // pool_distributed.cpp's
+                                           : std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
         sg4::this_actor::sleep_for(pause_);
         asked_ = false;
         denied_ = true;

@@ -5,7 +5,9 @@
 // receiver: a rank whose queue has no current task asks a random rank for
 // work; that rank gives half of its current tasks (highest priority first)
 // if it has two or more, else forwards the request to another random rank,
-// at most ranks - 1 times, after which the asker is told no (and may run
+// at most ranks - 1 times and at most 64 (seed 001's P - 1 at its 64
+// processors; beyond, every idle rank's request would cross the whole
+// job), after which the asker is told no (and may run
 // beyond the asynchronicity limit, as seed 001 allows, then asks again after
 // a growing pause).
 //
@@ -13,11 +15,12 @@
 // half of its surplus (highest priority first) to a random rank, at most
 // every push_interval; a rank with fewer current tasks than threads keeps
 // what comes, a busier one forwards it to another random rank, and the
-// ranks - 1'th keeps it whatever its load.
+// ranks - 1'th (at most the 64th) keeps it whatever its load.
 //
 // Ending: every rank sends rank 0 its counts when they change (throttled):
 // outstanding tasks, the lowest outstanding level, and the task messages it
-// has sent to and received from each rank. Rank 0 ends the pool when every
+// has sent to and received from each rank (those of the ranks whose counts
+// changed since its last). Rank 0 ends the pool when every
 // rank has been heard from, none has a task, and for every pair of ranks the
 // messages one counts as sent the other counts as received. A task that
 // exists is either counted outstanding by the rank that holds it, or in a
@@ -37,6 +40,7 @@ namespace {
 constexpr int no_level = std::numeric_limits<int>::max();
 constexpr std::int64_t first_pause_ns = 100'000, longest_pause_ns = 5'000'000;
 constexpr std::int64_t push_interval_ns = 200'000;
+constexpr int most_forwards = 64;  // a steal request's or a push's passes at most (and ranks - 1)
 
 // A rank other than `self` and `also_not` (which may be -1), or -1 if none.
 int random_rank(std::uint64_t& state, int size, int self, int also_not) {
@@ -84,7 +88,7 @@ bool pool_engine::distributed_message(int sender, pool_message type, message_buf
       std::vector<wire_task> tasks;
       if (!read_tasks(message, tasks)) malformed("message", sender);
       std::lock_guard guard(lock_);
-      ++received_from_[static_cast<std::size_t>(sender)];
+      count_received(sender);
       keep_tasks(queue_, tasks);
       stealing_ = denied_ = false;
       steal_backoff_ns_ = 0;
@@ -127,13 +131,14 @@ void pool_engine::steal_asked(int sender, message_buffer& message) {
     const std::size_t current = transferable(queue_);
     if (!stopped_ && current >= asks_below() + 1) take_current(queue_, transfer_horizon(), current / 2, given);
     if (!given.empty()) {
-      ++sent_to_[static_cast<std::size_t>(asker)];
+      count_sent(asker);
       state_changed_ = report_now_ = true;
     }
   }
   if (!given.empty()) {
     send(asker, tasks_message(pool_message::tasks, given));
-  } else if (const int next = hops + 1 < size_ - 1 ? random_rank(random_, size_, rank_, asker) : -1; next >= 0) {
+  } else if (const int next = hops + 1 < std::min(size_ - 1, most_forwards) ? random_rank(random_, size_, rank_, asker) : -1;
+             next >= 0) {
     message_buffer forward(pool_message::steal);
     forward.put(asker);
     forward.put(static_cast<std::int32_t>(hops + 1));
@@ -151,31 +156,35 @@ void pool_engine::tasks_pushed(int sender, message_buffer& message) {
   int next = -1;
   {
     std::lock_guard guard(lock_);
-    ++received_from_[static_cast<std::size_t>(sender)];
-    const bool keep = stopped_ || hops + 1 >= size_ - 1 || transferable(queue_) < static_cast<std::size_t>(threads_);
+    count_received(sender);
+    const bool keep = stopped_ || hops + 1 >= std::min(size_ - 1, most_forwards) ||
+                      transferable(queue_) < static_cast<std::size_t>(threads_);
     if (!keep) next = random_rank(random_, size_, rank_, sender);
     if (next < 0) {
       keep_tasks(queue_, tasks);
       changed_.notify_all();
     } else {
-      ++sent_to_[static_cast<std::size_t>(next)];
+      count_sent(next);
     }
     state_changed_ = report_now_ = true;
   }
   if (next >= 0) send(next, pushed_message(hops + 1, tasks));
 }
 
-// Rank 0: a rank's counts.
+// Rank 0: a rank's counts, with the pairs that changed since its last.
 void pool_engine::counts_heard(int sender, message_buffer& message) {
   std::int64_t outstanding = 0;
   std::int32_t lowest = 0;
   std::uint8_t stop = 0;
+  std::uint32_t changed = 0;
   pair_view& v = pair_views_[static_cast<std::size_t>(sender)];
-  v.sent.resize(static_cast<std::size_t>(size_));
-  v.received.resize(static_cast<std::size_t>(size_));
-  bool ok = message.get(outstanding) && message.get(lowest) && message.get(stop);
-  for (int r = 0; ok && r < size_; ++r)
-    ok = message.get(v.sent[static_cast<std::size_t>(r)]) && message.get(v.received[static_cast<std::size_t>(r)]);
+  bool ok = message.get(outstanding) && message.get(lowest) && message.get(stop) && message.get(changed);
+  for (std::uint32_t k = 0; ok && k < changed; ++k) {
+    std::int32_t r = 0;
+    pair_counts c;
+    ok = message.get(r) && message.get(c.sent) && message.get(c.received) && r >= 0 && r < size_;
+    if (ok) v.pairs[r] = c;
+  }
   if (!ok) malformed("counts message", sender);
   v.heard = true;
   v.outstanding = outstanding;
@@ -195,7 +204,7 @@ bool pool_engine::push_or_ask(std::unique_lock<std::mutex>& guard, std::int64_t 
     std::vector<wire_task> surplus;
     take_current(queue_, transfer_horizon(), (current - static_cast<std::size_t>(threads_)) / 2, surplus);
     const int target = random_rank(random_, size_, rank_, -1);
-    ++sent_to_[static_cast<std::size_t>(target)];
+    count_sent(target);
     state_changed_ = report_now_ = true;
     next_steal_ns_ = now + push_interval_ns;
     send(target, pushed_message(0, surplus));
@@ -223,8 +232,7 @@ bool pool_engine::send_counts(std::unique_lock<std::mutex>& guard, std::int64_t 
     own.heard = true;
     own.outstanding = queue_.outstanding();
     own.lowest_level = queue_.lowest_outstanding_level();
-    own.sent = sent_to_;
-    own.received = received_from_;
+    own.pairs = pair_counts_;
     guard.unlock();
     return detect_end_by_counts();
   }
@@ -234,10 +242,14 @@ bool pool_engine::send_counts(std::unique_lock<std::mutex>& guard, std::int64_t 
   out.put(static_cast<std::int64_t>(queue_.outstanding()));
   out.put(static_cast<std::int32_t>(queue_.lowest_outstanding_level()));
   out.put(static_cast<std::uint8_t>(stop_requested_ ? 1 : 0));
-  for (int r = 0; r < size_; ++r) {
-    out.put(sent_to_[static_cast<std::size_t>(r)]);
-    out.put(received_from_[static_cast<std::size_t>(r)]);
+  out.put(static_cast<std::uint32_t>(pairs_changed_.size()));
+  for (const int r : pairs_changed_) {
+    const pair_counts& c = pair_counts_[r];
+    out.put(static_cast<std::int32_t>(r));
+    out.put(c.sent);
+    out.put(c.received);
   }
+  pairs_changed_.clear();
   stop_requested_ = false;
   state_changed_ = false;
   first_report_sent_ = true;
@@ -259,10 +271,14 @@ bool pool_engine::detect_end_by_counts() {
     }
     idle = idle && v.outstanding == 0;
     lowest = std::min(lowest, v.lowest_level);
-    for (int j = 0; j < size_ && balanced; ++j) {
-      const pair_view& w = pair_views_[static_cast<std::size_t>(j)];
+    // Every pair either side counted: what i sent j, j received, and the
+    // other way (a pair neither counted has nothing in flight).
+    for (auto p = v.pairs.begin(); p != v.pairs.end() && balanced; ++p) {
+      const pair_view& w = pair_views_[static_cast<std::size_t>(p->first)];
       if (!w.heard) continue;
-      balanced = v.sent[static_cast<std::size_t>(j)] == w.received[static_cast<std::size_t>(i)];
+      const auto back = w.pairs.find(i);
+      const pair_counts theirs = back != w.pairs.end() ? back->second : pair_counts{};
+      balanced = p->second.sent == theirs.received && p->second.received == theirs.sent;
     }
   }
   std::lock_guard guard(lock_);

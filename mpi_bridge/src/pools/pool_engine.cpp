@@ -419,8 +419,8 @@ void pool_engine::begin_run(const std::function<void(const task&)>& body) {
   std::fill(std::begin(reported_), std::end(reported_), -1);
   global_completed_ = -1;
   denied_ = requesting_ = false;
-  sent_to_.assign(static_cast<std::size_t>(size_), 0);
-  received_from_.assign(static_cast<std::size_t>(size_), 0);
+  pair_counts_.clear();
+  pairs_changed_.clear();
   stealing_ = false;
   next_steal_ns_ = 0;
   steal_backoff_ns_ = 0;

@@ -41,6 +41,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -389,7 +390,18 @@ class pool_engine {
   std::int64_t reported_[5] = {-1, -1, -1, -1, -1};  // outstanding, current, lowest, request, received last sent
 
   // receiver and sender, every rank:
-  std::vector<std::int64_t> sent_to_, received_from_;  // task messages, per rank
+  // Task messages sent to and received from each rank it exchanged any
+  // with (a rank talks to few: dense, P x P counts were 1 GiB on rank 0 at
+  // 8,192 ranks, and every counts message P long), and the ranks whose
+  // pair changed since its last counts message to rank 0, which carries
+  // only those.
+  struct pair_counts {
+    std::int64_t sent = 0, received = 0;
+  };
+  std::map<int, pair_counts> pair_counts_;
+  std::set<int> pairs_changed_;
+  void count_sent(int to) { ++pair_counts_[to].sent, pairs_changed_.insert(to); }
+  void count_received(int from) { ++pair_counts_[from].received, pairs_changed_.insert(from); }
   bool stealing_ = false;            // a steal request is out
   std::int64_t next_steal_ns_ = 0, steal_backoff_ns_ = 0;  // when to ask (receiver) or push (sender) next
   std::uint64_t random_ = 1;
@@ -398,7 +410,7 @@ class pool_engine {
     bool heard = false;
     std::int64_t outstanding = 0;
     int lowest_level = 0;
-    std::vector<std::int64_t> sent, received;
+    std::map<int, pair_counts> pairs;
   };
   std::vector<pair_view> pair_views_;
 };

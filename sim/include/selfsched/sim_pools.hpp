@@ -73,7 +73,12 @@ struct pool_spec {
   //   but one, else says no once and keeps the request (pool_mediation.cpp);
   // - receiver-threshold: a processor asks when it holds no task (one a
   //   thread) and runs any task it holds, current or not (it is never told
-  //   no; pool_engine.cpp's next_task).
+  //   no; pool_engine.cpp's next_task);
+  // - receiver: a request is passed on at most 64 times, and a processor
+  //   told no asks again after 100 us, doubling to 5 ms
+  //   (pool_distributed.cpp);
+  // - central: a processor asks for one task ahead, and the master serves
+  //   one a processor per pass from a rotating start (pool_central.cpp).
   bool library_policies = false;
   double status_seconds = 50e-6;
   task_tree_spec tree;
