@@ -27,13 +27,13 @@ namespace selfsched::sim {
 namespace {
 
 struct pool_message {
-  enum kind { tasks, request, no_work, level_done, demand, declined, status, give, surplus, stop };
+  enum kind { tasks, request, no_work, level_done, demand, status, give, surplus, stop };
   explicit pool_message(kind k, int f = -1, int h = 0, std::vector<int> i = {})
       : what(k), from(f), hops(h), items(std::move(i)) {}
   kind what;
-  int from = -1;            // request, demand, declined, a demanded task: the processor that asked; status, surplus: its sender
-  int hops = 0;             // request (receiver): how often it was passed on; demand, declined: nodes asked before;
-                            // status: current tasks queued; give: how many
+  int from = -1;            // request: the processor that asked; status, surplus: its sender
+  int hops = 0;             // request (receiver): how often it was passed on; status: current tasks queued;
+                            // give: how many
   std::vector<int> items;   // tasks: task ids; central's request: the tasks created
 };
 
@@ -339,7 +339,9 @@ class processor {
         else offer();
         break;
       case pool_message::no_work:
-        if (w_->pulls()) {  // the mediator keeps the request: no need to ask again
+        // The library's mediators and hier-mediation's top keep the
+        // request: no need to ask again.
+        if (w_->pulls() || w_->spec.strategy == pool_strategy::hier_mediation) {
           denied_ = true;
           break;
         }
@@ -436,55 +438,57 @@ void master(pool_world* w) {
 // answers requests from them, or says no when it has none. Under
 // hier-mediation (seed 001 sec. 5.4) a node's mediator (`node` >= 0) does
 // so for its node's processors but passes a request it cannot serve on to
-// the top mediator (`node` == -2), which asks the other nodes' mediators in
-// turn (those after the asker's) for a task: one that holds a task sends it
-// up, on to the asker; one that does not declines, and owes the top a task,
-// sent up as soon as it holds one (the top keeps it for the next request).
-// When every node declined, the top says no.
+// the top mediator (`node` == -2), which keeps it until some node sends it a
+// task: it asks the nodes in turn for one, and a node mediator sends one up
+// for each time it was asked, as soon as it holds one its own processors
+// do not wait for. Meanwhile the top tells the asker no: it may run tasks
+// beyond the asynchronicity limit (else it could wait for ever on a level
+// whose tasks it holds), and its request stands, at the top and at its
+// node, whichever has a task first (a second may come: it runs it).
 void mediator(pool_world* w, int node) {
   const bool top = node == -2, hier = node >= 0;
   sg4::Mailbox* box = own_box(top ? "top" : "mediator-" + std::to_string(std::max(node, 0)));
   task_queue pool(w->spec.async_levels);
-  int owed = 0;  // a node's: tasks the top asked for that it did not hold
+  std::deque<int> waiting;    // top, node: processors whose request waits for a task
+  int wanted = 0;             // node: tasks the top asked for
+  int next_node = 0;          // top: the node to ask next
   const double start = sg4::Engine::get_clock();
   double idle = 0;
   const auto serve = [&](int asker) { hand_over(w, pool, *pool.pop_any(), asker); };
-  const auto say_no = [&](int asker) {
-    w->send(w->processors[static_cast<std::size_t>(asker)], new pool_message{pool_message::no_work});
-  };
-  const auto send_up = [&](int asker) {  // asker: the processor the top asked for, -1 for none now
-    std::optional<queued_task> t = pool.pop_any();
-    pool.finish(t->level);
-    w->send(w->top, new pool_message{pool_message::tasks, asker, 0, {id_of(*t)}});
-  };
-  // The top's k-th node to ask for `asker`: the ones after its own, in turn.
-  const auto demand = [&](int asker, int k) {
-    const int to = (w->node_of(asker) + 1 + k) % w->spec.nodes;
-    w->send(w->mediators[static_cast<std::size_t>(to)], new pool_message{pool_message::demand, asker, k});
-  };
   while (!w->done) {
     const std::unique_ptr<pool_message> m = next_message(w, box, idle);
     if (!m) break;
     if (m->what == pool_message::tasks) {
       for (int id : m->items) queue_task(*w, pool, id);
-      if (top && m->from >= 0) serve(m->from);  // a node's answer to a demand: on to the asker
-    } else if (m->what == pool_message::demand) {  // a node mediator, asked by the top
-      if (pool.queued() > 0) {
-        send_up(m->from);
-      } else {
-        ++owed;
-        w->send(w->top, new pool_message{pool_message::declined, m->from, m->hops});
-      }
-    } else if (m->what == pool_message::declined) {  // the top: ask the next node, or say no
-      if (m->hops + 1 < w->spec.nodes - 1) demand(m->from, m->hops + 1);
-      else say_no(m->from);
+    } else if (m->what == pool_message::demand) {
+      ++wanted;
     } else if (m->what == pool_message::request) {
-      if (pool.queued() > 0) serve(m->from);
-      else if (hier) w->send(w->top, new pool_message{pool_message::request, m->from});
-      else if (top) demand(m->from, 0);
-      else say_no(m->from);
+      if (pool.queued() > 0) {
+        serve(m->from);
+      } else if (hier) {
+        waiting.push_back(m->from);  // served here if a task comes first
+        w->send(w->top, new pool_message{pool_message::request, m->from});
+      } else if (top) {
+        waiting.push_back(m->from);
+        // Ask the nodes in turn, not the asker's (it had none).
+        int asked = next_node;
+        if (asked == w->node_of(m->from)) asked = (asked + 1) % w->spec.nodes;
+        next_node = (asked + 1) % w->spec.nodes;
+        w->send(w->mediators[static_cast<std::size_t>(asked)], new pool_message{pool_message::demand});
+        w->send(w->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work});
+      } else {
+        w->send(w->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work});
+      }
     }
-    for (; hier && owed > 0 && pool.queued() > 0; --owed) send_up(-1);
+    while (!waiting.empty() && pool.queued() > 0) {
+      serve(waiting.front());
+      waiting.pop_front();
+    }
+    for (; hier && wanted > 0 && pool.queued() > 0; --wanted) {
+      std::optional<queued_task> t = pool.pop_any();
+      pool.finish(t->level);
+      w->send(w->top, new pool_message{pool_message::tasks, -1, 0, {id_of(*t)}});
+    }
   }
   const double busy = sg4::Engine::get_clock() - start - idle;
   if (top) w->master_busy.push_back(busy);
