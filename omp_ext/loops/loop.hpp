@@ -27,7 +27,7 @@ void join_measured_loop(membership& m, loop_slot& slot);
 inline void begin_loop(membership& m, loop_site site, const active_schedule& technique, iter_t n,
                        iter_t clause_chunk, chunk_order order) {
   const std::uint64_t instance = m.loops_entered++;
-  loop_slot& slot = m.team->slots[instance % loop_ring_size];
+  loop_slot& slot = m.team->slot(instance);
   if (technique.reads_placement) m.team->placement.note(m.thread_num);  // whoever sets the loop up reads our CPU
   if (slot.sequence.load(std::memory_order_acquire) != loop_slot::ready(instance))
     detail::enter_slot(m, slot, instance, site, technique, n, clause_chunk, order);

@@ -120,7 +120,15 @@ struct alignas(64) loop_slot {
 };
 
 struct team_state {
-  loop_slot slots[loop_ring_size];
+  // The ring, allocated by the team's first selfsched loop: a team whose
+  // loops are all the runtime's (every region of a program that uses no
+  // selfsched technique, and each thread's team for loops outside any
+  // region) never touches its 15 KB. Kept across regions once allocated.
+  loop_slot& slot(std::uint64_t instance) {
+    loop_slot* ring = ring_.load(std::memory_order_acquire);
+    if (ring == nullptr) [[unlikely]] ring = allocate_ring();
+    return ring[instance % loop_ring_size];
+  }
   // The last plan a slot built: the next slots' loops of the same shape
   // (successive instances go round the ring) share it.
   spin_lock plan_lock;
@@ -139,6 +147,15 @@ struct team_state {
   std::mutex forwarded_lock;
   std::unordered_map<std::uint64_t, std::pair<loop_instance_profile*, int>> forwarded;
   void reset();  // only when no thread uses the team
+
+  team_state() = default;
+  team_state(const team_state&) = delete;
+  team_state& operator=(const team_state&) = delete;
+  ~team_state() { delete[] ring_.load(std::memory_order_relaxed); }
+
+ private:
+  loop_slot* allocate_ring();
+  std::atomic<loop_slot*> ring_{nullptr};
 };
 
 // One member in a loop left to the runtime, when those are profiled.

@@ -81,7 +81,10 @@ struct record_stack {
 };
 
 struct thread_context {
-  membership stack[max_nesting];
+  // One membership per nesting level, allocated when the thread first joins
+  // a team at that level and kept (innermost points into it): a thread that
+  // never nests pays for one, not for all 16 (9 KB).
+  std::unique_ptr<membership> levels[max_nesting];
   int threads_added[max_nesting] = {};  // to the threads in regions (spin.hpp) by the level's join
   int depth = 0;     // memberships in use; may exceed max_nesting (untracked levels)
   record_stack<encountered_region> encountered;  // teams this thread started
@@ -96,13 +99,14 @@ __attribute__((tls_model("initial-exec"))) thread_local thread_context* this_thr
 
 // Kept equal to what current_membership() used to compute.
 void refresh_innermost(thread_context& t) {
-  detail::innermost = t.depth == 0 ? &t.solo_membership : t.depth <= max_nesting ? &t.stack[t.depth - 1] : nullptr;
+  detail::innermost =
+      t.depth == 0 ? &t.solo_membership : t.depth <= max_nesting ? t.levels[t.depth - 1].get() : nullptr;
   // Whether waits yield (spin.hpp): this thread's nest of teams against the
   // CPUs; unknown CPUs or untracked levels: yield, as before this was known.
   const int cpus = usable_cpu_count();
   std::int64_t nest = 1;
   for (int level = 0; level < t.depth && level < max_nesting && nest <= cpus; ++level)
-    nest *= std::max(1, t.stack[level].team_size);
+    nest *= std::max(1, t.levels[level]->team_size);
   waits_yield = cpus == 0 || t.depth > max_nesting || nest > cpus;
 }
 
@@ -133,7 +137,7 @@ thread_context& context() {
 // nothing: the loops there are libomp's.
 const active_schedule* encountering_task_technique(const thread_context& t) {
   if (t.depth == 0) return active_technique();
-  return t.depth <= max_nesting ? t.stack[t.depth - 1].task_technique : nullptr;
+  return t.depth <= max_nesting ? t.levels[t.depth - 1]->task_technique : nullptr;
 }
 
 // A region begins on the thread that encounters it: the team's state,
@@ -159,7 +163,9 @@ void end_region(thread_context& t) {
 // tell, whose loops are the runtime's).
 void join(thread_context& t, team_state* team, int thread_num, int team_size, int level) {
   if (t.depth < max_nesting) {
-    membership& m = t.stack[t.depth];
+    std::unique_ptr<membership>& at_depth = t.levels[t.depth];
+    if (at_depth == nullptr) at_depth = std::make_unique<membership>();
+    membership& m = *at_depth;
     m = membership{};
     m.team = team;
     m.thread_num = thread_num;
@@ -283,7 +289,7 @@ const active_schedule* technique_in_force(const membership& m) {
 void set_task_technique(const active_schedule* technique) {
   const thread_context* t = this_thread;
   if (t == nullptr || t->depth == 0) return set_active_technique(technique);
-  if (t->depth <= max_nesting) this_thread->stack[t->depth - 1].task_technique = technique;
+  if (t->depth <= max_nesting) this_thread->levels[t->depth - 1]->task_technique = technique;
 }
 
 const active_schedule* task_technique() {
