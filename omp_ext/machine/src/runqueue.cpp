@@ -22,13 +22,16 @@ constexpr double largest_reading_share = 0.02;
 
 // Per CPU, the faded mean number of runnable tasks of other processes. One
 // table for the process: the run queues are the machine's, not a thread's.
+// The scalars come first: set at start-up, they share a page with the
+// library's other data, and the 8 KB of means are first touched by the
+// first reading.
 struct run_queues {
-  std::atomic<double> others[tracked_cpus] = {};
   std::atomic<std::int64_t> next_reading_ns{0};
   std::atomic<bool> reading{false};
   bool have_reading = false;  // written only by the reader holding `reading`
   std::atomic<bool> first_done{false};  // the first reading is in (or reading is off)
   std::int64_t interval_ns = 0;
+  std::atomic<double> others[tracked_cpus] = {};
 };
 constinit run_queues machine_queues;
 
@@ -58,6 +61,15 @@ void take_reading(run_queues& q, std::int64_t now) {
   q.next_reading_ns.store(done + std::max(q.interval_ns, cost), std::memory_order_release);
 }
 
+// A child forked while another thread was reading would otherwise never
+// read again. Registered before the first reading begins, not at load: most
+// processes never read.
+void release_reading_in_forked_children() {
+  static const bool registered =
+      pthread_atfork(nullptr, nullptr, [] { machine_queues.reading.store(false, std::memory_order_relaxed); }) == 0;
+  (void)registered;
+}
+
 }  // namespace
 
 // Set up when the library loads (startup.cpp); the first reading is taken
@@ -71,16 +83,13 @@ void set_up_run_queues() {
   if (!s.run_queue) {  // SELFSCHED_RUNQUEUE=false: never read, Q = 1
     q.next_reading_ns.store(INT64_MAX, std::memory_order_relaxed);
     q.first_done.store(true, std::memory_order_relaxed);
-    return;
   }
-  // A child forked while another thread was reading would otherwise never
-  // read again.
-  pthread_atfork(nullptr, nullptr, [] { machine_queues.reading.store(false, std::memory_order_relaxed); });
 }
 
 namespace {
 
 [[gnu::noinline]] void refresh(run_queues& q, std::int64_t now) {
+  release_reading_in_forked_children();
   // Another thread is at it: go on with the old values (a plain load first,
   // so that waiting threads do not bounce the flag's cache line).
   if (q.reading.load(std::memory_order_relaxed) || q.reading.exchange(true, std::memory_order_acquire)) {
@@ -96,7 +105,9 @@ namespace {
 
 void take_first_run_queue_reading() {
   run_queues& q = machine_queues;
-  if (q.first_done.load(std::memory_order_acquire) || q.reading.exchange(true, std::memory_order_acquire)) return;
+  if (q.first_done.load(std::memory_order_acquire)) return;
+  release_reading_in_forked_children();
+  if (q.reading.exchange(true, std::memory_order_acquire)) return;
   take_reading(q, now_ns());
   q.have_reading = false;
   q.reading.store(false, std::memory_order_release);
