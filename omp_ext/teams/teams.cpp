@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "learning/auto_cache.hpp"
+#include "runtime/object_symbols.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/machine/placement.hpp"
@@ -381,31 +382,35 @@ bool inside_object(const dl_phdr_info& info, const void* address) {
   return false;
 }
 
-std::string linked_tool_library(void* ours) {
+std::string linked_tool_library() {
   // Only libomp starts tools: no search in a process without it (a shell).
   if (dlsym(RTLD_DEFAULT, "__kmpc_fork_call") == nullptr) return {};
   // The loaded objects in search order; the first after ours that defines
   // ompt_start_tool itself (not through a dependency) and is no runtime.
+  // Ours is the object this function lies in. An object whose hash table
+  // says it defines no ompt_start_tool (most: the C library, libm, the
+  // loader) is passed over without opening it.
   struct search {
-    void* ours;
     bool after_ours = false;
     std::string found;
-  } state{ours, false, {}};
+  } state;
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) {
         auto& s = *static_cast<search*>(data);
         if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;  // the executable, the vDSO
+        if (!s.after_ours) {
+          s.after_ours = inside_object(*info, reinterpret_cast<const void*>(&linked_tool_library));
+          return 0;
+        }
+        if (!selfsched::omp::may_define(*info, "ompt_start_tool")) return 0;
         void* object = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
         if (object == nullptr) return 0;
         const auto defines = [&](const char* name) {
           const void* symbol = dlsym(object, name);
           return symbol != nullptr && inside_object(*info, symbol);
         };
-        const bool is_ours = object == s.ours;
-        const bool tool = !is_ours && s.after_ours && defines("ompt_start_tool") && !defines("__kmpc_fork_call") &&
-                          !defines("GOMP_parallel");
+        const bool tool = defines("ompt_start_tool") && !defines("__kmpc_fork_call") && !defines("GOMP_parallel");
         dlclose(object);
-        if (is_ours) s.after_ours = true;
         if (!tool) return 0;
         s.found = info->dlpi_name;
         return 1;
@@ -422,15 +427,16 @@ std::string linked_tool_library(void* ours) {
 // started, read as the table reads (secure_getenv), never libselfsched
 // itself: starting ourselves as our own client would recurse.
 void selfsched::omp::chain_tool_libraries() {
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&linked_tool_library), &self) == 0) return;
-  void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   std::string requested = current_settings().tool_libraries;
-  if (requested.empty()) requested = linked_tool_library(ours);
+  if (requested.empty()) requested = linked_tool_library();
   if (requested.empty()) {
     const char* libomp_list = setting_value("OMP_TOOL_LIBRARIES");
     requested = libomp_list != nullptr ? libomp_list : "";
   }
+  if (requested.empty()) return;  // no client: the multiplexer hands libomp our tool unchanged
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&linked_tool_library), &self) == 0) return;
+  void* ours = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   std::string clients;
   for (std::string_view rest = requested; !rest.empty();) {
     const std::size_t colon = rest.find(':');
