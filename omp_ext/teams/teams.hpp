@@ -68,9 +68,9 @@ void set_task_technique(const active_schedule* technique);
 const active_schedule* task_technique();
 
 // What `technique`'s first loop would otherwise read with its whole team
-// waiting, read now, once per process (each step keeps what it read): the
-// threads' powers (hwloc's topology), the first reading of the run queues,
-// auto's cache; milliseconds each. Done as the runtime starts for the
+// waiting, read now, once per process (each step keeps what it read):
+// libm, the threads' powers (hwloc's topology), the first reading of the
+// run queues, auto's cache; milliseconds each. Done as the runtime starts for the
 // technique in force (libomp: ompt_start_tool; libgomp: the first region)
 // and when code chooses a technique (omp_set_schedule,
 // selfsched_set_schedule), so that processes without OpenMP never do it.
