@@ -1,9 +1,10 @@
 # What loading libselfsched brings into a process (make bench-startup times
-# it): the loader maps no libstdc++, libgcc_s, hwloc or libudev for it
-# (libstdc++ and libgcc are linked in unless OWN_LIBSTDCXX is off, as in
-# sanitizer builds), and hwloc is opened only by a process that needs the
-# topology: none for a fixed technique, one for af, which reads the
-# threads' powers. Run with -DLIB -DOBJDUMP -DOWN_LIBSTDCXX -DPROGRAM.
+# it): the loader maps no libstdc++, libgcc_s, libm, hwloc or libudev for
+# it (libstdc++ and libgcc are linked in unless OWN_LIBSTDCXX is off, as in
+# sanitizer builds, whose shared libstdc++ needs libm itself; libm is
+# opened by the library when it first computes), and hwloc is opened only
+# by a process that needs the topology: none for a fixed technique, one
+# for af, which reads the threads' powers. Run with -DLIB -DOBJDUMP -DOWN_LIBSTDCXX -DPROGRAM.
 include(${CMAKE_CURRENT_LIST_DIR}/run_preloaded.cmake)
 
 execute_process(COMMAND ${OBJDUMP} -p ${LIB} OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
@@ -12,7 +13,7 @@ if(NOT rc EQUAL 0 OR NOT dynamic MATCHES "NEEDED")
 endif()
 set(not_at_load "libhwloc|libudev")
 if(OWN_LIBSTDCXX)
-  string(APPEND not_at_load "|libstdc\\+\\+|libgcc_s")
+  string(APPEND not_at_load "|libstdc\\+\\+|libgcc_s|libm\\.")
 endif()
 string(REGEX MATCHALL "NEEDED +[^\n]+" needed "${dynamic}")
 foreach(entry IN LISTS needed)
