@@ -507,139 +507,170 @@ void mediator(pool_world* w, int node) {
 // its node is unmatched, says no to its processors only once node 0's
 // mediator has said no to it, and gives when asked, from what it holds or
 // through its richest processor.
-void pulling_mediator(pool_world* w, int node) {
-  const int processors = w->spec.processors;
-  const bool root = node <= 0;
-  sg4::Mailbox* box = own_box("mediator-" + std::to_string(std::max(node, 0)));
-  sg4::Mailbox* parent = root ? nullptr : w->mediators[0];
-  const auto box_of = [&](int child) {  // a processor, or processors + k: node k's mediator
-    return child < processors ? w->processors[static_cast<std::size_t>(child)]
-                              : w->mediators[static_cast<std::size_t>(child - processors)];
-  };
+class pulling_mediator {
+ public:
+  pulling_mediator(pool_world* w, int node)
+      : w_(w), node_(node), processors_(w->spec.processors), root_(node <= 0), held_(w->spec.async_levels) {}
+
+  void operator()() {
+    sg4::Mailbox* box = own_box("mediator-" + std::to_string(std::max(node_, 0)));
+    const double start = sg4::Engine::get_clock();
+    double idle = 0;
+    while (!w_->done) {
+      const std::unique_ptr<pool_message> m = next_message(w_, box, idle);
+      if (!m) break;
+      heard(*m);
+      if (owed_ > 0 && forwarding_ < 0) give_what_is_owed();
+      const bool unmatched = match_requests();
+      if (!root_) report(unmatched);
+    }
+    w_->master_busy[static_cast<std::size_t>(std::max(node_, 0))] = sg4::Engine::get_clock() - start - idle;
+  }
+
+ private:
   struct view {
     int current = 0;
     bool requesting = false, told_no = false, giving = false;
   };
-  std::map<int, view> views;
-  std::set<int> asking;                  // children whose request stands, in order
-  std::set<std::pair<int, int>> donors;  // (current tasks, child) of those not giving
-  task_queue held(w->spec.async_levels);
-  int owed = 0;         // a node mediator's: tasks node 0's asked it to give
-  int forwarding = -1;  // the processor whose surplus goes on up to node 0's
-  bool denied_up = false;
-  bool reported = false, reported_asks = false, report_now = false;  // report_now: node 0's sent tasks
-  int reported_current = 0;
-  double last_report = 0;
-  const auto set_current = [&](int child, int current) {
-    view& v = views[child];
-    donors.erase({v.current, child});
+
+  sg4::Mailbox* box_of(int child) const {  // a processor, or processors + k: node k's mediator
+    return child < processors_ ? w_->processors[static_cast<std::size_t>(child)]
+                               : w_->mediators[static_cast<std::size_t>(child - processors_)];
+  }
+  sg4::Mailbox* parent() const { return w_->mediators[0]; }
+
+  void set_current(int child, int current) {
+    view& v = views_[child];
+    donors_.erase({v.current, child});
     v.current = current;
-    if (!v.giving) donors.insert({v.current, child});
-  };
+    if (!v.giving) donors_.insert({v.current, child});
+  }
   // The richest child other than `besides` with surplus (all but one current task), or -1.
-  const auto richest = [&](int besides) {
-    for (auto it = donors.rbegin(); it != donors.rend() && it->first - 1 > 0; ++it)
+  int richest(int besides) const {
+    for (auto it = donors_.rbegin(); it != donors_.rend() && it->first - 1 > 0; ++it)
       if (it->second != besides) return it->second;
     return -1;
-  };
-  const auto ask_to_give = [&](int donor) {
-    view& d = views[donor];
-    w->send(box_of(donor), new pool_message{pool_message::give, -1, d.current / 2});  // (surplus + 1) / 2
-    donors.erase({d.current, donor});
+  }
+  void ask_to_give(int donor) {
+    view& d = views_[donor];
+    w_->send(box_of(donor), new pool_message{pool_message::give, -1, d.current / 2});  // (surplus + 1) / 2
+    donors_.erase({d.current, donor});
     d.giving = true;
     d.current = 0;  // until its next report
-  };
-  const auto take_current = [&](int most) {
+  }
+  std::vector<int> take_current(int most) {
     std::vector<int> items;
     while (static_cast<int>(items.size()) < most) {
-      std::optional<queued_task> t = held.pop_current(w->completed());
+      std::optional<queued_task> t = held_.pop_current(w_->completed());
       if (!t) break;
-      held.finish(t->level);
+      held_.finish(t->level);
       items.push_back(id_of(*t));
     }
     return items;
-  };
-  const double start = sg4::Engine::get_clock();
-  double idle = 0;
-  while (!w->done) {
-    const std::unique_ptr<pool_message> m = next_message(w, box, idle);
-    if (!m) break;
-    if (m->what == pool_message::status) {
-      view& v = views[m->from];
-      const bool wants = !m->items.empty() && m->items[0] != 0;
+  }
+
+  void heard(const pool_message& m) {
+    if (m.what == pool_message::status) {
+      view& v = views_[m.from];
+      const bool wants = !m.items.empty() && m.items[0] != 0;
       if (wants && !v.requesting) v.told_no = false;
       v.requesting = wants;
-      if (wants) asking.insert(m->from);
-      else asking.erase(m->from);
-      set_current(m->from, m->hops);
-    } else if (m->what == pool_message::surplus) {
-      views[m->from].giving = false;
-      set_current(m->from, views[m->from].current);
-      if (m->from == forwarding) {  // asked of this node by node 0's mediator: on up
-        forwarding = -1;
-        owed = 0;
-        w->send(parent, new pool_message{pool_message::surplus, processors + node, 0, m->items});
+      if (wants) asking_.insert(m.from);
+      else asking_.erase(m.from);
+      set_current(m.from, m.hops);
+    } else if (m.what == pool_message::surplus) {
+      views_[m.from].giving = false;
+      set_current(m.from, views_[m.from].current);
+      if (m.from == forwarding_) {  // asked of this node by node 0's mediator: on up
+        forwarding_ = -1;
+        owed_ = 0;
+        w_->send(parent(), new pool_message{pool_message::surplus, processors_ + node_, 0, m.items});
       } else {
-        for (int id : m->items) queue_task(*w, held, id);
+        for (int id : m.items) queue_task(*w_, held_, id);
       }
-    } else if (m->what == pool_message::tasks) {  // from node 0's mediator, which took the request as served
-      for (int id : m->items) queue_task(*w, held, id);
-      denied_up = false;
-      report_now = true;
-    } else if (m->what == pool_message::give) {
-      owed = std::max(m->hops, 1);
-    } else if (m->what == pool_message::no_work) {
-      denied_up = true;
+    } else if (m.what == pool_message::tasks) {  // from node 0's, which took the request as served
+      for (int id : m.items) queue_task(*w_, held_, id);
+      denied_up_ = false;
+      report_now_ = true;
+    } else if (m.what == pool_message::give) {
+      owed_ = std::max(m.hops, 1);
+    } else if (m.what == pool_message::no_work) {
+      denied_up_ = true;
     }
-    if (owed > 0 && forwarding < 0) {  // node 0's asked: from what is held, else through the richest
-      std::vector<int> items = take_current(owed);
-      const int donor = items.empty() ? richest(-1) : -1;
-      if (donor >= 0) {
-        ask_to_give(donor);
-        forwarding = donor;
-      } else {
-        w->transfers += static_cast<std::int64_t>(items.size());
-        w->send(parent, new pool_message{pool_message::surplus, processors + node, 0, std::move(items)});
-        owed = 0;
-      }
+  }
+
+  // Node 0's asked this node to give: from what it holds, else through its richest.
+  void give_what_is_owed() {
+    std::vector<int> items = take_current(owed_);
+    const int donor = items.empty() ? richest(-1) : -1;
+    if (donor >= 0) {
+      ask_to_give(donor);
+      forwarding_ = donor;
+      return;
     }
+    w_->transfers += static_cast<std::int64_t>(items.size());
+    w_->send(parent(), new pool_message{pool_message::surplus, processors_ + node_, 0, std::move(items)});
+    owed_ = 0;
+  }
+
+  // Each standing request: a held task, else a give asked of the richest,
+  // else no (once; a node mediator only once node 0's said no). True when
+  // a node mediator has a request it could not match.
+  bool match_requests() {
     bool unmatched = false;
-    for (auto it = asking.begin(); it != asking.end();) {
+    for (auto it = asking_.begin(); it != asking_.end();) {
       const int child = *it;
-      view& a = views[child];
+      view& a = views_[child];
       if (std::vector<int> one = take_current(1); !one.empty()) {
-        ++w->transfers;
-        w->send(box_of(child), new pool_message{pool_message::tasks, -1, 0, std::move(one)});
+        ++w_->transfers;
+        w_->send(box_of(child), new pool_message{pool_message::tasks, -1, 0, std::move(one)});
         a.requesting = false;
-        it = asking.erase(it);
+        it = asking_.erase(it);
         continue;
       }
       if (const int donor = richest(child); donor >= 0) {
         ask_to_give(donor);
       } else {
-        unmatched = !root;
-        if ((root || denied_up) && !a.told_no) {
+        unmatched = !root_;
+        if ((root_ || denied_up_) && !a.told_no) {
           a.told_no = true;
-          w->send(box_of(child), new pool_message{pool_message::no_work});
+          w_->send(box_of(child), new pool_message{pool_message::no_work});
         }
       }
       ++it;
     }
-    if (!root) {  // its node as one child of node 0's mediator
-      int current = static_cast<int>(held.queued_current(w->completed()));
-      for (const auto& [child, v] : views) current += v.giving ? 0 : v.current;
-      const double now = sg4::Engine::get_clock();
-      const bool changed = !reported || report_now || current != reported_current || unmatched != reported_asks;
-      const bool urgent = !reported || report_now || (unmatched && !reported_asks);
-      if (changed && (urgent || now - last_report >= w->spec.status_seconds)) {
-        reported = true, reported_current = current, reported_asks = unmatched, last_report = now;
-        report_now = false;
-        w->send(parent, new pool_message{pool_message::status, processors + node, current, {unmatched ? 1 : 0}});
-      }
-    }
+    return unmatched;
   }
-  w->master_busy[static_cast<std::size_t>(std::max(node, 0))] = sg4::Engine::get_clock() - start - idle;
-}
+
+  // A node mediator to node 0's, as one child: its node's current tasks
+  // summed and whether it asks; at once when that starts or tasks came,
+  // else at most every status interval.
+  void report(bool unmatched) {
+    int current = static_cast<int>(held_.queued_current(w_->completed()));
+    for (const auto& [child, v] : views_) current += v.giving ? 0 : v.current;
+    const double now = sg4::Engine::get_clock();
+    const bool changed = !reported_ || report_now_ || current != reported_current_ || unmatched != reported_asks_;
+    const bool urgent = !reported_ || report_now_ || (unmatched && !reported_asks_);
+    if (!changed || !(urgent || now - last_report_ >= w_->spec.status_seconds)) return;
+    reported_ = true, reported_current_ = current, reported_asks_ = unmatched, last_report_ = now;
+    report_now_ = false;
+    w_->send(parent(), new pool_message{pool_message::status, processors_ + node_, current, {unmatched ? 1 : 0}});
+  }
+
+  pool_world* w_;
+  int node_, processors_;
+  bool root_;
+  std::map<int, view> views_;
+  std::set<int> asking_;                  // children whose request stands, in order
+  std::set<std::pair<int, int>> donors_;  // (current tasks, child) of those not giving
+  task_queue held_;
+  int owed_ = 0;          // a node mediator's: tasks node 0's asked it to give
+  int forwarding_ = -1;   // the processor whose surplus goes on up to node 0's
+  bool denied_up_ = false;
+  bool reported_ = false, reported_asks_ = false, report_now_ = false;  // report_now: node 0's sent tasks
+  int reported_current_ = 0;
+  double last_report_ = 0;
+};
 
 pool_result simulate_here(const pool_spec& spec) {
   sg4::Engine& engine = detail::start_engine();
@@ -681,13 +712,16 @@ pool_result simulate_here(const pool_spec& spec) {
     sg4::Actor::create("processor-" + std::to_string(p), hosts[static_cast<std::size_t>(p)], processor(&w, p));
   if (spec.strategy == pool_strategy::central) sg4::Actor::create("master", mediator_hosts[0], master, &w);
   if (spec.strategy == pool_strategy::mediation && spec.library_policies)
-    sg4::Actor::create("mediator", mediator_hosts[0], pulling_mediator, &w, -1);
+    sg4::Actor::create("mediator", mediator_hosts[0], pulling_mediator(&w, -1));
   else if (spec.strategy == pool_strategy::mediation)
     sg4::Actor::create("mediator", mediator_hosts[0], mediator, &w, -1);
   if (spec.strategy == pool_strategy::hier_mediation) {
     for (int n = 0; n < spec.nodes; ++n)
-      sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)],
-                         spec.library_policies ? pulling_mediator : mediator, &w, n);
+      if (spec.library_policies)
+        sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)],
+                           pulling_mediator(&w, n));
+      else
+        sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)], mediator, &w, n);
     if (own_top) sg4::Actor::create("top", top_host, mediator, &w, -2);
   }
   engine.run();
