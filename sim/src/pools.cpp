@@ -378,6 +378,7 @@ void master(pool_world* w) {
   std::deque<int> waiting;
   std::vector<int> wanted(static_cast<std::size_t>(w->spec.processors), 0);  // the library's: by processor
   int serve_from = 0;
+  std::set<int> wanting;  // the library's: processors with tasks asked for, not handed yet
   const double start = sg4::Engine::get_clock();
   double idle = 0;
   while (!w->done) {
@@ -389,33 +390,37 @@ void master(pool_world* w) {
       // message that has come, then what each processor asked for, one
       // task a processor per pass, the passes starting after the processor
       // served last, while current tasks last.
-      if (m->what == pool_message::request) wanted[static_cast<std::size_t>(m->from)] += m->hops;
+      const auto asked = [&](const pool_message& r) {
+        if (r.what != pool_message::request || r.hops <= 0) return;
+        wanted[static_cast<std::size_t>(r.from)] += r.hops;
+        wanting.insert(r.from);
+      };
+      asked(*m);
       while (box->ready() && !w->done) {
         const std::unique_ptr<pool_message> more = next_message(w, box, idle);
         if (!more) break;
         for (int id : more->items) queue_task(*w, queue, id);
-        if (more->what == pool_message::request) wanted[static_cast<std::size_t>(more->from)] += more->hops;
+        asked(*more);
       }
-      std::vector<std::vector<int>> batches(static_cast<std::size_t>(w->spec.processors));
+      std::map<int, std::vector<int>> batches;
       int last = -1;
-      for (bool handed = true; handed;) {
+      for (bool handed = true; handed && !wanting.empty();) {
         handed = false;
-        for (int k = 0; k < w->spec.processors; ++k) {
-          const int p = (serve_from + k) % w->spec.processors;
-          if (wanted[static_cast<std::size_t>(p)] <= 0) continue;
+        auto it = wanting.lower_bound(serve_from);  // a pass: from serve_from on, round
+        for (std::size_t k = 0, n = wanting.size(); k < n; ++k) {
+          if (it == wanting.end()) it = wanting.begin();
           const std::optional<queued_task> t = queue.pop_current(w->completed());
           if (!t) break;
+          const int p = *it;
           queue.finish(t->level);
-          batches[static_cast<std::size_t>(p)].push_back(id_of(*t));
-          --wanted[static_cast<std::size_t>(p)];
+          batches[p].push_back(id_of(*t));
+          it = --wanted[static_cast<std::size_t>(p)] == 0 ? wanting.erase(it) : std::next(it);
           handed = true;
           last = p;
         }
       }
       if (last >= 0) serve_from = (last + 1) % w->spec.processors;
-      for (int p = 0; p < w->spec.processors; ++p) {
-        std::vector<int>& batch = batches[static_cast<std::size_t>(p)];
-        if (batch.empty()) continue;
+      for (auto& [p, batch] : batches) {
         w->transfers += static_cast<std::int64_t>(batch.size());
         w->send(w->processors[static_cast<std::size_t>(p)], new pool_message{pool_message::tasks, -1, 0, std::move(batch)});
       }
