@@ -128,61 +128,52 @@ def time_v(output):
     return hours * 3600 + minutes * 60 + secs, cpu, int(rss.group(1)) / 1024 if rss else 0
 
 
-def run_smpi(a, program, transport, workers, work_dir):
-    hosts, node_size = layout(transport, workers, a.masters)
+def smpirun(a, work_dir, hosts, node_size, masters, speeds, driver, tag, what):
+    """Writes the platform and the hostfile, runs `driver` (the program and its options) on them with smpirun,
+    and returns its figures (the key=value line it prints, its tag the line's first word) with the run's wall
+    and CPU seconds and peak memory, and the platform's path. `tag` starts the line the driver prints."""
     platform = os.path.join(work_dir, "platform.xml")
     hostfile = os.path.join(work_dir, "hosts")
-    write_platform(platform, workers, a.masters if transport == "hier" else 1, a.speeds, a.flops, a.latency,
-                   a.bandwidth)
+    workers = sum(h.startswith("worker-") for h in hosts)
+    write_platform(platform, workers, masters, speeds, a.flops, a.latency, a.bandwidth)
     with open(hostfile, "w") as f:
         f.write("\n".join(hosts) + "\n")
     env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
     command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
                "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
-    command += [f"--cfg={c}" for c in SMPI_CONFIG + CODE_TIME[a.code_time] + a.cfg]
-    command += [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost,
-                "--n", str(a.n), "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner,
-                "--serving", a.serving]
+    command += [f"--cfg={c}" for c in SMPI_CONFIG + CODE_TIME[a.code_time] + a.cfg] + driver
     started = time.time()
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=work_dir)
-    line = next((l for l in done.stdout.splitlines() if l.startswith("smpi-loop:")), None)
+    line = next((l for l in done.stdout.splitlines() if l.startswith(tag)), None)
     if done.returncode != 0 or line is None:
         sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"run.py: the SMPI run failed ({transport}, {workers} workers): {' '.join(command)}")
+        raise SystemExit(f"run.py: the SMPI run failed ({what}, {workers} workers): {' '.join(command)}")
     figures = dict(kv.split("=", 1) for kv in line.split()[1:])
-    if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
-        raise SystemExit(f"run.py: {transport}, {workers} workers ran {figures['iterations']} iterations of {a.n}")
     wall, cpu, rss = time_v(done.stderr)
     figures.update(wall=wall or time.time() - started, cpu=cpu, rss_mib=rss)
     return figures, platform
 
 
+def run_smpi(a, program, transport, workers, work_dir):
+    hosts, node_size = layout(transport, workers, a.masters)
+    driver = [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost, "--n", str(a.n),
+              "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner, "--serving", a.serving]
+    figures, platform = smpirun(a, work_dir, hosts, node_size, a.masters if transport == "hier" else 1, a.speeds,
+                                driver, "smpi-loop:", transport)
+    if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
+        raise SystemExit(f"run.py: {transport}, {workers} workers ran {figures['iterations']} iterations of {a.n}")
+    return figures, platform
+
+
 def run_smpi_pool(a, program, strategy, workers, roots, work_dir):
     hosts, node_size = pool_layout(strategy, workers, a.masters)
-    platform = os.path.join(work_dir, "platform.xml")
-    hostfile = os.path.join(work_dir, "hosts")
-    write_platform(platform, workers, a.masters if strategy == "hier-mediation" else 1, [1.0], a.flops, a.latency,
-                   a.bandwidth)
-    with open(hostfile, "w") as f:
-        f.write("\n".join(hosts) + "\n")
-    env = dict(os.environ, SELFSCHED_MPI_NODE_SIZE=str(node_size), SELFSCHED_SMPI_WAIT=a.wait)
-    command = ["/usr/bin/time", "-v", "smpirun", "-np", str(len(hosts)), "-platform", platform,
-               "-hostfile", hostfile, f"--cfg=smpi/host-speed:{a.flops:.6g}f", "--log=root.thres:critical"]
-    command += [f"--cfg={c}" for c in SMPI_CONFIG + CODE_TIME[a.code_time] + a.cfg]
     threshold = strategy == "receiver-threshold"
-    command += [program, "--strategy", "receiver" if threshold else strategy,
-                "--transfer", "threshold" if threshold else "priority", "--roots", str(roots),
-                "--levels", str(a.levels), "--subregion", repr(a.subregion), "--minimization", repr(a.minimization),
-                "--minimizations", repr(a.minimizations), "--async", str(a.async_levels), "--flops", repr(a.flops)]
-    started = time.time()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=work_dir)
-    line = next((l for l in done.stdout.splitlines() if l.startswith("smpi-pool:")), None)
-    if done.returncode != 0 or line is None:
-        sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"run.py: the SMPI pool run failed ({strategy}, {workers} workers): {' '.join(command)}")
-    figures = dict(kv.split("=", 1) for kv in line.split()[1:])
-    wall, cpu, rss = time_v(done.stderr)
-    figures.update(wall=wall or time.time() - started, cpu=cpu, rss_mib=rss)
+    driver = [program, "--strategy", "receiver" if threshold else strategy,
+              "--transfer", "threshold" if threshold else "priority", "--roots", str(roots),
+              "--levels", str(a.levels), "--subregion", repr(a.subregion), "--minimization", repr(a.minimization),
+              "--minimizations", repr(a.minimizations), "--async", str(a.async_levels), "--flops", repr(a.flops)]
+    figures, _ = smpirun(a, work_dir, hosts, node_size, a.masters if strategy == "hier-mediation" else 1, [1.0],
+                         driver, "smpi-pool:", strategy)
     return figures
 
 
