@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "regions/engine.hpp"
+#include "driver.hpp"
 #include "rank_power.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"
@@ -37,6 +38,7 @@ namespace {
 
 using selfsched::chunk;
 using selfsched::iter_t;
+using selfsched::smpi::take_flag;
 namespace detail = selfsched::mpi::detail;
 
 struct driver_options {
@@ -47,21 +49,16 @@ struct driver_options {
   bool dedicated_servers = true;
 };
 
-bool take(const std::string& flag, int& k, int argc, char** argv, std::string& out) {
-  if (argv[k] != flag || k + 1 >= argc) return false;
-  out = argv[++k];
-  return true;
-}
-
 // Bad input: one line on rank 0's stderr, "" when all is well.
 std::string parse_options(int argc, char** argv, driver_options& o) {
   std::string n, mean, flops, seed, serving;
   for (int k = 1; k < argc; ++k) {
-    if (take("--technique", k, argc, argv, o.technique) || take("--transport", k, argc, argv, o.transport) ||
-        take("--inner", k, argc, argv, o.inner) || take("--cost", k, argc, argv, o.cost) ||
-        take("--n", k, argc, argv, n) || take("--mean", k, argc, argv, mean) ||
-        take("--flops", k, argc, argv, flops) || take("--seed", k, argc, argv, seed) ||
-        take("--serving", k, argc, argv, serving))
+    if (take_flag("--technique", k, argc, argv, o.technique) ||
+        take_flag("--transport", k, argc, argv, o.transport) || take_flag("--inner", k, argc, argv, o.inner) ||
+        take_flag("--cost", k, argc, argv, o.cost) ||
+        take_flag("--n", k, argc, argv, n) || take_flag("--mean", k, argc, argv, mean) ||
+        take_flag("--flops", k, argc, argv, flops) || take_flag("--seed", k, argc, argv, seed) ||
+        take_flag("--serving", k, argc, argv, serving))
       continue;
     return std::string("unknown option or missing value: ") + argv[k];
   }
@@ -236,17 +233,5 @@ int main(int argc, char** argv) {
   // what they move; nothing else is checked.
   setenv("SELFSCHED_MPI_WRITES", "off", 1);
   if (bad.empty()) work_prefix(o);
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  selfsched::smpi::set_reference_flops(o.flops);
-  int status = 2;
-  if (!bad.empty()) {
-    if (rank == 0) std::fprintf(stderr, "selfsched-smpi-loop: %s\n", bad.c_str());
-  } else {
-    status = run(o);
-  }
-  MPI_Finalize();
-  return status;
+  return selfsched::smpi::run_ranks("selfsched-smpi-loop", argc, argv, bad, o.flops, [&](int) { return run(o); });
 }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "driver.hpp"
 #include "rank_power.hpp"
 #include "selfsched/mpi_tasks.hpp"
 #include "selfsched/sim.hpp"
@@ -33,6 +34,7 @@
 namespace {
 
 namespace ss = selfsched::sim;
+using selfsched::smpi::take_flag;
 
 struct driver_options {
   std::string strategy = "central", transfer = "priority";
@@ -40,12 +42,6 @@ struct driver_options {
   int async_levels = 1;
   double flops = 1e9;
 };
-
-bool take(const std::string& flag, int& k, int argc, char** argv, std::string& out) {
-  if (argv[k] != flag || k + 1 >= argc) return false;
-  out = argv[++k];
-  return true;
-}
 
 bool number(const std::string& text, double& out) {
   char* end = nullptr;
@@ -57,11 +53,12 @@ bool number(const std::string& text, double& out) {
 std::string parse_options(int argc, char** argv, driver_options& o) {
   std::string roots, levels, subregion, minimization, minimizations, seed, async, flops;
   for (int k = 1; k < argc; ++k) {
-    if (take("--strategy", k, argc, argv, o.strategy) || take("--transfer", k, argc, argv, o.transfer) ||
-        take("--roots", k, argc, argv, roots) || take("--levels", k, argc, argv, levels) ||
-        take("--subregion", k, argc, argv, subregion) || take("--minimization", k, argc, argv, minimization) ||
-        take("--minimizations", k, argc, argv, minimizations) || take("--seed", k, argc, argv, seed) ||
-        take("--async", k, argc, argv, async) || take("--flops", k, argc, argv, flops))
+    if (take_flag("--strategy", k, argc, argv, o.strategy) || take_flag("--transfer", k, argc, argv, o.transfer) ||
+        take_flag("--roots", k, argc, argv, roots) || take_flag("--levels", k, argc, argv, levels) ||
+        take_flag("--subregion", k, argc, argv, subregion) ||
+        take_flag("--minimization", k, argc, argv, minimization) ||
+        take_flag("--minimizations", k, argc, argv, minimizations) || take_flag("--seed", k, argc, argv, seed) ||
+        take_flag("--async", k, argc, argv, async) || take_flag("--flops", k, argc, argv, flops))
       continue;
     return std::string("unknown option or missing value: ") + argv[k];
   }
@@ -185,21 +182,12 @@ int main(int argc, char** argv) {
   driver_options o;
   const std::string bad = parse_options(argc, argv, o);
   if (bad.empty()) tree_of(o);
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  selfsched::smpi::set_reference_flops(o.flops);
-  int status = 2;
-  if (!bad.empty()) {
-    if (rank == 0) std::fprintf(stderr, "selfsched-smpi-pool: %s\n", bad.c_str());
-  } else {
+  return selfsched::smpi::run_ranks("selfsched-smpi-pool", argc, argv, bad, o.flops, [&](int rank) {
     try {
-      status = run(o);
+      return run(o);
     } catch (const std::exception& e) {  // a bad strategy: the pool says so on every rank
       if (rank == 0) std::fprintf(stderr, "selfsched-smpi-pool: %s\n", e.what());
+      return 2;
     }
-  }
-  MPI_Finalize();
-  return status;
+  });
 }
