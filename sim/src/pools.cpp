@@ -84,6 +84,8 @@ struct pool_world {
     if (top) top->put_init(new pool_message{pool_message::stop}, 0)->detach();
   }
   bool central() const { return spec.strategy == pool_strategy::central; }
+  // receiver: how often a request is passed on at most (the library's: 64 too).
+  int most_forwards() const { return std::min(spec.processors - 1, spec.library_policies ? 64 : spec.processors); }
   bool pulls() const {
     return spec.library_policies &&
            (spec.strategy == pool_strategy::mediation || spec.strategy == pool_strategy::hier_mediation);
@@ -328,7 +330,7 @@ class processor {
         if (has_surplus()) {
           w_->send(w_->processors[static_cast<std::size_t>(m->from)],
                    new pool_message{pool_message::tasks, me_, 0, give_half()});
-        } else if (m->hops + 1 < std::min(w_->spec.processors - 1, w_->spec.library_policies ? 64 : w_->spec.processors)) {
+        } else if (m->hops + 1 < w_->most_forwards()) {
           w_->send(random_other(m->from), new pool_message{pool_message::request, m->from, m->hops + 1});
         } else {
           w_->send(w_->processors[static_cast<std::size_t>(m->from)], new pool_message{pool_message::no_work, me_});
@@ -346,8 +348,8 @@ class processor {
           break;
         }
         // nobody had any; ask again after a pause
-        pause_ = w_->spec.library_policies ? std::clamp(pause_ * 2, 100e-6, 5e-3)  // pool_distributed.cpp's
-                                           : std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
+        if (w_->spec.library_policies) pause_ = std::clamp(pause_ * 2, 100e-6, 5e-3);  // pool_distributed.cpp's
+        else pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
         sg4::this_actor::sleep_for(pause_);
         asked_ = false;
         denied_ = true;
@@ -422,7 +424,8 @@ void master(pool_world* w) {
       if (last >= 0) serve_from = (last + 1) % w->spec.processors;
       for (auto& [p, batch] : batches) {
         w->transfers += static_cast<std::int64_t>(batch.size());
-        w->send(w->processors[static_cast<std::size_t>(p)], new pool_message{pool_message::tasks, -1, 0, std::move(batch)});
+        w->send(w->processors[static_cast<std::size_t>(p)],
+                new pool_message{pool_message::tasks, -1, 0, std::move(batch)});
       }
       continue;
     }
@@ -726,7 +729,8 @@ pool_result simulate_here(const pool_spec& spec) {
         sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)],
                            pulling_mediator(&w, n));
       else
-        sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)], mediator, &w, n);
+        sg4::Actor::create("mediator-" + std::to_string(n), mediator_hosts[static_cast<std::size_t>(n)], mediator, &w,
+                           n);
     if (own_top) sg4::Actor::create("top", top_host, mediator, &w, -2);
   }
   engine.run();
