@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <chrono>
@@ -111,6 +112,39 @@ TEST_F(Files, LeavesNoTemporaryBehind) {
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
   EXPECT_EQ(entries, 1);
   EXPECT_EQ(contents(path("f.json")), "19");
+}
+
+// Replacing an existing file (exchanged with the new one where the file
+// system can, files.cpp) leaves readers the old file or the new one, whole,
+// never no file.
+TEST_F(Files, ReadersSeeTheOldFileOrTheNewNeverNone) {
+  std::string why;
+  const std::string old_text(300, 'o'), new_text(300, 'n');
+  ASSERT_TRUE(write_file_atomically(path("cache.json"), old_text, 0600, why)) << why;
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (int i = 0; i < 300; ++i)
+      if (!write_file_atomically(path("cache.json"), i % 2 == 0 ? new_text : old_text, 0600, why)) break;
+    writing = false;
+  });
+  int reads = 0, missing = 0, torn = 0;
+  while (writing || reads == 0) {
+    std::ifstream in(path("cache.json"));
+    if (!in) {
+      ++missing;
+      continue;
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text != old_text && text != new_text) ++torn;
+    ++reads;
+  }
+  writer.join();
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_EQ(missing, 0) << "of " << reads << " reads";
+  EXPECT_EQ(torn, 0) << "of " << reads << " reads";
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1);
 }
 
 TEST_F(Files, SaysWhyAWriteFailed) {
