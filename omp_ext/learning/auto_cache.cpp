@@ -157,6 +157,14 @@ bool writes_for_its_node() {
   return local_rank == nullptr || std::strtol(local_rank, nullptr, 10) == 0;
 }
 
+// When a binary's entry was last written (unix seconds); 0 if it does not
+// say (a file edited by hand: dropped first, never an exception).
+std::int64_t used_of(const json& binary) {
+  if (!binary.is_object()) return 0;
+  const auto used = binary.find("used");
+  return used != binary.end() && used->is_number_integer() ? used->get<std::int64_t>() : 0;
+}
+
 bool write_merged() {
   cache& c = the_cache();
   std::lock_guard guard(c.lock);
@@ -208,7 +216,7 @@ bool write_merged() {
   const auto drop_oldest = [&binaries] {
     auto oldest = binaries.begin();
     for (auto b = binaries.begin(); b != binaries.end(); ++b)
-      if (b->value("used", std::int64_t{0}) < oldest->value("used", std::int64_t{0})) oldest = b;
+      if (used_of(*b) < used_of(*oldest)) oldest = b;
     binaries.erase(oldest);
   };
   while (binaries.size() > kept_binaries) drop_oldest();

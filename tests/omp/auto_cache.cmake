@@ -101,6 +101,25 @@ if(size GREATER 1048576 OR binaries GREATER 16 OR binaries LESS 2 OR dropped OR 
                       "'${kept_oldest}')\n${err}")
 endif()
 
+# An entry edited by hand ("used" not a number, a binary not an object) is
+# dropped first when the file is full, never a lost write.
+set(others "\"edited\": {\"used\": \"yesterday\", \"sites\": {}}, \"broken\": [1, 2]")
+foreach(k RANGE 1 16)
+  string(APPEND others ", \"other${k}\": {\"used\": ${k}, \"sites\": {}}")
+endforeach()
+file(WRITE ${dir}/edited.json "{\"selfsched_auto_cache\": 1, \"binaries\": {${others}}}")
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/edited.json ${PROGRAM} 3000 1)
+file(READ ${dir}/edited.json text)
+string(JSON binaries LENGTH "${text}" binaries)
+string(JSON edited ERROR_VARIABLE edited_dropped GET "${text}" binaries edited)
+string(JSON broken ERROR_VARIABLE broken_dropped GET "${text}" binaries broken)
+string(JSON newest_other ERROR_VARIABLE newest_dropped GET "${text}" binaries other16 used)
+if(NOT err STREQUAL "" OR NOT binaries EQUAL 16 OR NOT edited_dropped OR NOT broken_dropped OR newest_dropped
+   OR NOT text MATCHES "\"0x[0-9a-f]+\":{\"estimates\"")
+  message(FATAL_ERROR "hand-edited entries must be dropped first and this run's kept, got ${binaries} binaries "
+                      "(edited: '${edited}', broken: '${broken}')\n${err}\n${text}")
+endif()
+
 # Under an MPI launcher only the first rank of each node writes.
 foreach(local_rank 1 0)
   run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/node_${local_rank}.json
