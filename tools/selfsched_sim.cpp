@@ -117,6 +117,7 @@ const char* const usage =
     "  --roots R, --levels L a tree of R subregions that split in two down to L levels\n"
     "                        (default 16, 7)\n"
     "  --minimizations M     local minimizations a subregion starts, on average (default 1)\n"
+    "  --tree-seed S         the tree's random numbers (default 1; the same tree for the same S)\n"
     "  --subregion TIME, --minimization TIME  their costs (defaults 50ms, 1s: the mean)\n"
     "  --message TIME        a processor's time per message sent or taken in (default 20ms)\n"
     "  --async L             the asynchronicity level (default 1; 0: none)\n"
@@ -299,7 +300,8 @@ struct options {
   bool print_chunks = false, alpha_by_work = false, latency_given = false, monotonic = false;
   std::vector<std::string> slow, lose, late, shares;
   std::string pool, nodes = "4", roots = "16", levels = "7", minimizations = "1", subregion = "50ms",
-      minimization = "1s", message = "20ms", async = "1", policies = "seed001", status = "50us";
+      minimization = "1s", message = "20ms", async = "1", policies = "seed001", status = "50us",
+      tree_seed = "1";
 };
 
 // Every option that takes one value, and where it goes.
@@ -319,7 +321,7 @@ const std::pair<const char*, std::string options::*> valued_options[] = {
     {"--roots", &options::roots}, {"--levels", &options::levels}, {"--minimizations", &options::minimizations},
     {"--subregion", &options::subregion}, {"--minimization", &options::minimization},
     {"--message", &options::message}, {"--async", &options::async}, {"--policies", &options::policies},
-    {"--status", &options::status},
+    {"--status", &options::status}, {"--tree-seed", &options::tree_seed},
     {"--threads-model", &options::threads_model}, {"--thread-claim", &options::thread_claim},
     {"--instances", &options::instances},
 };
@@ -495,6 +497,7 @@ int run_pools(const options& o) {
   spec.nodes = static_cast<int>(count_of(o.nodes, "--nodes", 1));
   spec.tree.roots = static_cast<int>(count_of(o.roots, "--roots", 1));
   spec.tree.levels = static_cast<int>(count_of(o.levels, "--levels", 1));
+  spec.tree.seed = static_cast<std::uint64_t>(count_of(o.tree_seed, "--tree-seed", 0));
   char* end = nullptr;
   spec.tree.minimizations = std::strtod(o.minimizations.c_str(), &end);
   if (o.minimizations.empty() || *end != '\0') fail("--minimizations '" + o.minimizations + "' is not a number");

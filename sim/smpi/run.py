@@ -171,7 +171,8 @@ def run_smpi_pool(a, program, strategy, workers, roots, work_dir):
     driver = [program, "--strategy", "receiver" if threshold else strategy,
               "--transfer", "threshold" if threshold else "priority", "--roots", str(roots),
               "--levels", str(a.levels), "--subregion", repr(a.subregion), "--minimization", repr(a.minimization),
-              "--minimizations", repr(a.minimizations), "--async", str(a.async_levels), "--flops", repr(a.flops)]
+              "--minimizations", repr(a.minimizations), "--async", str(a.async_levels), "--flops", repr(a.flops),
+              "--seed", str(a.tree_seed)]
     figures, _ = smpirun(a, work_dir, hosts, node_size, a.masters if strategy == "hier-mediation" else 1, [1.0],
                          driver, "smpi-pool:", strategy)
     return figures
@@ -186,20 +187,40 @@ def run_pool_model(a, sim, strategy, workers, roots):
                    "--roots", str(roots), "--levels", str(a.levels), "--subregion", f"{a.subregion!r}s",
                    "--minimization", f"{a.minimization!r}s", "--minimizations", repr(a.minimizations),
                    "--message", f"{a.message!r}s", "--latency", f"{a.latency!r}s", "--async", str(a.async_levels),
-                   "--policies", "library", "--json", out.name]
+                   "--policies", "library", "--tree-seed", str(a.tree_seed), "--json", out.name]
         subprocess.run(command, check=True, capture_output=True, text=True)
         with open(out.name) as f:
             return json.load(f)[0]
 
 
+def pool_row(a, program, sim, strategy, workers, tree_roots, label):
+    """One tree: code and model, printed as a row; returns both (the model's None if it has none)."""
+    with tempfile.TemporaryDirectory(prefix="selfsched-smpi-") as work_dir:
+        code = run_smpi_pool(a, program, strategy, workers, tree_roots, work_dir)
+    model = run_pool_model(a, sim, strategy, workers, tree_roots)
+    if int(code["not_once"]) != 0 or code["tasks"] != code["tree_tasks"]:
+        raise SystemExit(f"run.py: {strategy}, {workers} workers: {code['tasks']} runs of "
+                         f"{code['tree_tasks']} tasks, {code['not_once']} not run exactly once")
+    ratio = model["makespan_s"] / float(code["makespan"]) if model else None
+    m = (f"{model['makespan_s']:.4f} | {model['efficiency']:.3f} | {model['utilization_min']:.2f}-"
+         f"{model['utilization_max']:.2f} | {model['master_utilization']:.3f} | {ratio:.3f}") if model else \
+        "not modelled | | | | "
+    print(f"| {label} | {workers} | {code['ranks']} | {int(code['tasks']):,} | {float(code['makespan']):.4f} | "
+          f"{float(code['efficiency']):.3f} | {float(code['utilization_min']):.2f}-"
+          f"{float(code['utilization_max']):.2f} | {float(code['server_busy']):.3f} | {m} | "
+          f"{code['wall']:.1f} | {code['cpu']:.1f} | {code['rss_mib']:.0f} |", flush=True)
+    return code, model
+
+
 def pools(a, build_dir):
-    """--pool: each strategy and worker count, code and model side by side."""
+    """--pool: each strategy and worker count, code and model side by side; with several --seed, each tree's
+    row, then the means over the trees (their ratio is what --check judges)."""
     program = os.path.abspath(os.path.join(build_dir, "bin", "selfsched-smpi-pool"))
     sim = os.path.join(a.build, "bin", "selfsched-sim")
     if not shutil.which("smpirun") or not os.path.exists(program):
         print(f"run.py: skipped: no smpirun or no {program} (SimGrid's SMPI: apt-get install libsimgrid-dev)")
         return SKIPPED
-    rows, worst = [], 0.0
+    rows, worst, means = [], 0.0, []
     print("| strategy | workers | ranks | tasks | code: makespan (s) | efficiency | utilization | server busy "
           "| model: makespan (s) | efficiency | utilization | server busy | model/code | wall (s) | CPU (s) "
           "| memory (MiB) |")
@@ -210,25 +231,25 @@ def pools(a, build_dir):
         roots *= len(worker_counts)
     if len(roots) != len(worker_counts) or min(roots) < 1:
         raise SystemExit(f"run.py: --roots {a.roots}: one number >= 1, or one per --workers entry ({a.workers})")
+    seeds = [int(s) for s in a.seed.split(",")]
     for strategy in a.pool.split(","):
         for workers, tree_roots in zip(worker_counts, roots):
-            with tempfile.TemporaryDirectory(prefix="selfsched-smpi-") as work_dir:
-                code = run_smpi_pool(a, program, strategy, workers, tree_roots, work_dir)
-            model = run_pool_model(a, sim, strategy, workers, tree_roots)
-            if int(code["not_once"]) != 0 or code["tasks"] != code["tree_tasks"]:
-                raise SystemExit(f"run.py: {strategy}, {workers} workers: {code['tasks']} runs of "
-                                 f"{code['tree_tasks']} tasks, {code['not_once']} not run exactly once")
-            ratio = model["makespan_s"] / float(code["makespan"]) if model else None
-            m = (f"{model['makespan_s']:.4f} | {model['efficiency']:.3f} | {model['utilization_min']:.2f}-"
-                 f"{model['utilization_max']:.2f} | {model['master_utilization']:.3f} | {ratio:.3f}") if model else \
-                "not modelled | | | | "
-            print(f"| {strategy} | {workers} | {code['ranks']} | {int(code['tasks']):,} | {float(code['makespan']):.4f} | "
-                  f"{float(code['efficiency']):.3f} | {float(code['utilization_min']):.2f}-"
-                  f"{float(code['utilization_max']):.2f} | {float(code['server_busy']):.3f} | {m} | "
-                  f"{code['wall']:.1f} | {code['cpu']:.1f} | {code['rss_mib']:.0f} |", flush=True)
-            if ratio is not None:
-                worst = max(worst, abs(ratio - 1))
-            rows.append({"strategy": strategy, "workers": workers, "roots": tree_roots, "code": code, "model": model})
+            code_sum = model_sum = 0.0
+            for seed in seeds:
+                a.tree_seed = seed
+                label = strategy if len(seeds) == 1 else f"{strategy}, tree {seed}"
+                code, model = pool_row(a, program, sim, strategy, workers, tree_roots, label)
+                code_sum += float(code["makespan"])
+                model_sum += model["makespan_s"] if model else 0.0
+                rows.append({"strategy": strategy, "workers": workers, "roots": tree_roots, "seed": seed,
+                             "code": code, "model": model})
+            if model:
+                worst = max(worst, abs(model_sum / code_sum - 1))
+                means.append(f"| {strategy} | {workers} | {code_sum / len(seeds):.4f} | {model_sum / len(seeds):.4f} "
+                             f"| {model_sum / code_sum:.3f} |")
+    if len(seeds) > 1:
+        print(f"\nMeans over the trees of seeds {a.seed}:\n\n| strategy | workers | code: makespan (s) "
+              "| model: makespan (s) | model/code |\n| --- | --- | --- | --- | --- |\n" + "\n".join(means))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -293,6 +314,8 @@ def parse_args():
                       help="a local minimization's mean (default 1ms; exponential)")
     pool.add_argument("--minimizations", type=float, default=1.0, help="per subregion, on average")
     pool.add_argument("--async", dest="async_levels", type=int, default=1, help="the asynchronicity level")
+    pool.add_argument("--seed", default="1", help="the tree's random numbers: one seed, or several (comma list: "
+                      "a row each, then the means over the trees, which --check judges)")
     pool.add_argument("--message", type=seconds, default=1e-7,
                       help="the model's processor time per message sent or taken in (default 0.1us: the one MPI "
                       "call with an injected time the code makes for it, an MPI_Iprobe that finds it or an MPI_Test "
