@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -27,14 +28,57 @@ namespace selfsched::sim {
 namespace {
 
 struct pool_message {
-  enum kind { tasks, request, no_work, level_done, demand, status, give, surplus, stop };
+  enum kind { tasks, request, no_work, level_done, demand, status, give, surplus, stop, counts };
   explicit pool_message(kind k, int f = -1, int h = 0, std::vector<int> i = {})
       : what(k), from(f), hops(h), items(std::move(i)) {}
   kind what;
   int from = -1;            // request: the processor that asked; status, surplus: its sender
   int hops = 0;             // request (receiver): how often it was passed on; status: current tasks queued;
                             // give: how many
-  std::vector<int> items;   // tasks: task ids; central's request: the tasks created
+  std::vector<int> items;   // tasks: task ids; central's request: the tasks created; counts: see counts_view
+};
+
+// The library's receiver (pool_distributed.cpp): what processor 0 knows
+// from the others' counts messages (its own counts it reads directly):
+// each one's outstanding tasks and lowest outstanding level, and per pair
+// of processors the task messages one counts as sent to the other and the
+// other as received. The last completed level is one below the lowest
+// outstanding one, once every processor was heard from and every pair
+// agrees (no task in a message).
+struct counts_view {
+  explicit counts_view(int processors)
+      : heard(static_cast<std::size_t>(processors), 0), lowest(static_cast<std::size_t>(processors), 0) {}
+  std::vector<char> heard;
+  int heard_count = 0;
+  std::vector<int> lowest;  // INT_MAX: none outstanding
+  // (from, to): the tasks messages `from` counts as sent to `to`, and `to` as received from `from`.
+  std::map<std::pair<int, int>, std::pair<int, int>> pairs;
+  int unbalanced = 0;  // pairs whose two counts differ
+  int level_sent = -1;
+
+  void heard_from(int p, int lowest_level) {
+    if (!heard[static_cast<std::size_t>(p)]) heard[static_cast<std::size_t>(p)] = 1, ++heard_count;
+    lowest[static_cast<std::size_t>(p)] = lowest_level;
+  }
+  // Processor p's counts of its messages with processor r.
+  void pair_counted(int p, int r, int sent, int received) {
+    count({p, r}, sent, true);
+    count({r, p}, received, false);
+  }
+  // The level to tell everyone, or -2 when there is none new.
+  int new_level() const {
+    if (heard_count != static_cast<int>(heard.size()) || unbalanced != 0) return -2;
+    const int low = *std::min_element(lowest.begin(), lowest.end());
+    return low == std::numeric_limits<int>::max() || low - 1 == level_sent ? -2 : low - 1;
+  }
+
+ private:
+  void count(std::pair<int, int> key, int n, bool sent) {
+    std::pair<int, int>& e = pairs[key];
+    const bool was = e.first != e.second;
+    (sent ? e.first : e.second) = n;
+    unbalanced += static_cast<int>(e.first != e.second) - static_cast<int>(was);
+  }
 };
 
 struct pool_world {
@@ -49,6 +93,8 @@ struct pool_world {
   sg4::Mailbox* top = nullptr;                        // hier-mediation
   std::mt19937_64 random{12345};
   std::vector<std::int64_t> outstanding;  // per level: tasks created and not finished
+  std::unique_ptr<counts_view> counts;    // the library's receivers: processor 0's view
+  std::vector<std::int64_t> sent_by;      // messages sent, by actor id
 
   // The last completed global iteration (seed 001 sec. 3.2), known to every
   // processor at once here (the status messages that spread it are not
@@ -69,7 +115,23 @@ struct pool_world {
     if (done) return delete m;  // the last task has ended: nobody listens any more
     sg4::this_actor::execute(spec.message_seconds);
     ++messages;
+    ++sent_here();
     to->put_init(m, 64 + 8 * m->items.size())->detach();
+  }
+  // Messages the calling actor has sent (whether a poll did something).
+  std::int64_t& sent_here() {
+    const auto pid = static_cast<std::size_t>(sg4::this_actor::get_pid());
+    if (pid >= sent_by.size()) sent_by.resize(pid + 1, 0);
+    return sent_by[pid];
+  }
+  // A mediator's level to its children: the sends go at once, and each
+  // costs the same once it went (the code's MPI_Test that completes it).
+  void broadcast(const std::vector<sg4::Mailbox*>& to, int level) {
+    if (done) return;
+    for (sg4::Mailbox* box : to) box->put_init(new pool_message{pool_message::level_done, -1, level}, 64)->detach();
+    messages += static_cast<std::int64_t>(to.size());
+    sent_here() += static_cast<std::int64_t>(to.size());
+    sg4::this_actor::execute(spec.message_seconds * static_cast<double>(to.size()));
   }
   // Taking one in costs the same.
   std::unique_ptr<pool_message> take(sg4::Mailbox* box) {
@@ -93,6 +155,9 @@ struct pool_world {
   bool receiver() const {
     return spec.strategy == pool_strategy::receiver || spec.strategy == pool_strategy::receiver_threshold;
   }
+  // The library's receivers: processors poll, and learn the last completed
+  // level from processor 0, which gathers counts (pool_distributed.cpp).
+  bool polls_for_counts() const { return spec.library_policies && receiver(); }
   sg4::Mailbox* mediator_of(int p) const {
     return spec.strategy == pool_strategy::hier_mediation ? mediators[static_cast<std::size_t>(node_of(p))]
                                                           : mediators[0];
@@ -144,6 +209,7 @@ class processor {
     sg4::Mailbox* box = own_box("processor-" + std::to_string(me_));
     if (!w_->central())
       for (int r = me_; r < w_->spec.tree.roots; r += w_->spec.processors) push(r);
+    if (learns_level()) return poll(box);
     std::vector<int> created;  // central: sent with the next request
     while (!w_->done) {
       while (box->ready() && !w_->done) handle(w_->take(box), created);
@@ -188,13 +254,91 @@ class processor {
   }
 
  private:
+  // The last completed level: as processor 0 (the library's receivers) or
+  // its mediator (the library's mediation) last said, else known to every
+  // processor when it completes (seed 001's status messages).
+  int level() const { return learns_level() ? known_ : w_->completed(); }
+  bool learns_level() const { return w_->polls_for_counts() || w_->pulls(); }
+
+  // The library's ranks (pool_engine.cpp's work and progress): a poll
+  // between tasks takes in every message come (a probe each, and one more
+  // that finds none; a message on its way is seen, and taking it waits for
+  // it, as SMPI's MPI_Iprobe and MPI_Recv do); then a mediated processor
+  // reports to its mediator (pool_mediation.cpp), a receiver asks a random
+  // processor when no current task is queued (not before the pause after a
+  // no) and sends processor 0 its counts, processor 0 telling everyone a
+  // newly completed level (pool_distributed.cpp); then a task, or a sleep
+  // of 10 us after a poll that did something, doubling to 100 us.
+  void poll(sg4::Mailbox* box) {
+    std::vector<int> none;
+    double quiet = 10e-6;
+    while (!w_->done) {
+      bool busy = false;
+      while (box->listen() && !w_->done) handle(w_->take(box), none), busy = true;
+      if (w_->done) break;
+      sg4::this_actor::execute(w_->spec.message_seconds);  // the probe that finds none
+      const std::int64_t sent = w_->sent_here();
+      if (w_->pulls()) {
+        report();
+      } else {
+        if (!asked_ && wants_work() && sg4::Engine::get_clock() >= next_ask_) ask();
+        send_counts();
+      }
+      if (busy || w_->sent_here() != sent) quiet = 10e-6;
+      if (std::optional<queued_task> t = next()) {
+        run(id_of(*t), nullptr);
+        queue_.finish(t->level);
+        state_changed_ = true;
+        continue;
+      }
+      sg4::this_actor::sleep_for(quiet);
+      quiet = std::min(2 * quiet, 100e-6);
+    }
+  }
+  // Its counts when they changed, at once after tasks came or went, else
+  // at most every status interval: outstanding tasks, lowest outstanding
+  // level, and each pair changed since its last counts. Processor 0 reads
+  // its own and says a new level. True if it sent.
+  bool send_counts() {
+    counts_view& view = *w_->counts;
+    if (me_ == 0) {
+      view.heard_from(0, queue_.lowest_outstanding_level());
+      for (int r : pairs_changed_) view.pair_counted(0, r, pairs_[r].first, pairs_[r].second);
+      pairs_changed_.clear();
+      const int level = view.new_level();
+      if (level == -2) return false;
+      view.level_sent = known_ = level;
+      for (int p = 1; p < w_->spec.processors; ++p)
+        w_->send(w_->processors[static_cast<std::size_t>(p)], new pool_message{pool_message::level_done, 0, level});
+      return true;
+    }
+    const double now = sg4::Engine::get_clock();
+    const bool urgent = report_now_ || !reported_;
+    if (!state_changed_ || (!urgent && now - last_report_ < w_->spec.status_seconds)) return false;
+    std::vector<int> items{static_cast<int>(queue_.outstanding()), queue_.lowest_outstanding_level()};
+    for (int r : pairs_changed_) items.insert(items.end(), {r, pairs_[r].first, pairs_[r].second});
+    pairs_changed_.clear();
+    state_changed_ = report_now_ = false;
+    reported_ = true;
+    last_report_ = now;
+    w_->send(w_->processors[0], new pool_message{pool_message::counts, me_, 0, std::move(items)});
+    return true;
+  }
+  // A tasks message sent to or received from processor r.
+  void counted(int r, bool sent) {
+    std::pair<int, int>& c = pairs_[r];
+    ++(sent ? c.first : c.second);
+    pairs_changed_.insert(r);
+    state_changed_ = report_now_ = true;
+  }
+
   // Seed 001's scheduling: current tasks only (within the asynchronicity
   // level of the last completed iteration); beyond them only once a request
   // for work was denied. The application-independent policy never knows
   // which tasks are current, so it is never denied: it waits (the
   // library's runs what it holds).
   std::optional<queued_task> next() {
-    if (std::optional<queued_task> t = queue_.pop_current(w_->completed())) return t;
+    if (std::optional<queued_task> t = queue_.pop_current(level())) return t;
     if (w_->independent() ? w_->spec.library_policies : denied_) return queue_.pop_any();
     return std::nullopt;
   }
@@ -202,7 +346,7 @@ class processor {
   // tasks of any kind (the threshold policy; the library's: none).
   bool wants_work() const {
     return w_->independent() ? queue_.queued() < (w_->spec.library_policies ? 1u : 2u)
-                             : queue_.queued_current(w_->completed()) == 0;
+                             : queue_.queued_current(level()) == 0;
   }
 
   void push(int id) { queue_task(*w_, queue_, id); }
@@ -222,7 +366,7 @@ class processor {
     if (--w_->remaining == 0) return w_->stop_everyone();
     // A global iteration completed: tell every processor (and central's
     // master), as seed 001's computation status messages do.
-    if (w_->completed() != before && w_->spec.async_levels > 0) {
+    if (w_->completed() != before && w_->spec.async_levels > 0 && !learns_level()) {
       for (int p = 0; p < w_->spec.processors; ++p)
         if (p != me_) w_->send(w_->processors[static_cast<std::size_t>(p)], new pool_message{pool_message::level_done});
       if (w_->central()) w_->send(w_->mediators[0], new pool_message{pool_message::level_done});
@@ -242,36 +386,39 @@ class processor {
   // task to the mediator, at the end of each task.
   void offer() {
     if (w_->central() || w_->receiver() || !has_surplus()) return;
-    std::optional<queued_task> t = w_->independent() ? queue_.pop_any() : queue_.pop_current(w_->completed());
+    std::optional<queued_task> t = w_->independent() ? queue_.pop_any() : queue_.pop_current(level());
     queue_.finish(t->level);
     ++w_->transfers;
     w_->send(w_->mediator_of(me_), new pool_message{pool_message::tasks, me_, 0, {id_of(*t)}});
   }
 
   // The library's mediation (pool_spec::library_policies): its current tasks
-  // and whether it asks (none current), when they changed; at once when it
-  // starts asking or received tasks, else at most every status interval.
+  // and whether it asks (none current), after its state changed (a task
+  // ended, tasks came or went, a level came) or it starts asking; at once
+  // when it starts asking or tasks came or went, else at most every status
+  // interval (pool_mediation.cpp's progress_mediation_rank).
   void report() {
-    const int current = static_cast<int>(queue_.queued_current(w_->completed()));
+    const int current = static_cast<int>(queue_.queued_current(level()));
     const bool wants = current == 0;
     const double now = sg4::Engine::get_clock();
-    if (reported_ && !report_now_ && current == reported_current_ && wants == requesting_) return;
+    if (reported_ && !report_now_ && !state_changed_ && wants == requesting_) return;
     const bool urgent = !reported_ || report_now_ || (wants && !requesting_);
     if (!urgent && now - last_report_ < w_->spec.status_seconds) return;
     reported_ = true;
-    report_now_ = false;
+    report_now_ = state_changed_ = false;
     requesting_ = wants;
-    reported_current_ = current;
     last_report_ = now;
-    w_->send(w_->mediator_of(me_), new pool_message{pool_message::status, me_, current, {wants ? 1 : 0}});
+    w_->send(w_->mediator_of(me_),
+             new pool_message{pool_message::status, me_, current,
+                              {wants ? 1 : 0, tasks_received_, queue_.lowest_outstanding_level()}});
   }
   // Asked to give n: up to n of its current tasks, highest priority first,
   // keeping one for itself.
   void give(int n) {
     std::vector<int> items;
-    const int current = static_cast<int>(queue_.queued_current(w_->completed()));
+    const int current = static_cast<int>(queue_.queued_current(level()));
     for (int k = 0; k < std::min(n, current - 1); ++k) {
-      std::optional<queued_task> t = queue_.pop_current(w_->completed());
+      std::optional<queued_task> t = queue_.pop_current(level());
       queue_.finish(t->level);
       items.push_back(id_of(*t));
     }
@@ -283,16 +430,16 @@ class processor {
   // Can it give? Two current tasks or more (application-dependent), two
   // tasks of any kind (threshold).
   bool has_surplus() const {
-    return (w_->independent() ? queue_.queued() : queue_.queued_current(w_->completed())) >= 2;
+    return (w_->independent() ? queue_.queued() : queue_.queued_current(level())) >= 2;
   }
   // Half of what it can give: its current tasks highest priority first, or
   // (threshold) any.
   std::vector<int> give_half() {
     std::vector<int> items;
     const bool any = w_->independent();
-    const std::size_t count = (any ? queue_.queued() : queue_.queued_current(w_->completed())) / 2;
+    const std::size_t count = (any ? queue_.queued() : queue_.queued_current(level())) / 2;
     for (std::size_t k = 0; k < count; ++k) {
-      std::optional<queued_task> t = any ? queue_.pop_any() : queue_.pop_current(w_->completed());
+      std::optional<queued_task> t = any ? queue_.pop_any() : queue_.pop_current(level());
       if (!t) break;
       items.push_back(id_of(*t));
       queue_.finish(t->level);
@@ -318,6 +465,8 @@ class processor {
           else push(id);
         }
         requested_ -= static_cast<int>(m->items.size());
+        ++tasks_received_;
+        if (w_->polls_for_counts()) counted(m->from, false);
         asked_ = false;
         denied_ = false;
         pause_ = 0;
@@ -326,8 +475,14 @@ class processor {
       case pool_message::give:
         give(m->hops);
         break;
+      case pool_message::counts:  // processor 0: another's counts
+        w_->counts->heard_from(m->from, m->items[1]);
+        for (std::size_t k = 2; k + 2 < m->items.size(); k += 3)
+          w_->counts->pair_counted(m->from, m->items[k], m->items[k + 1], m->items[k + 2]);
+        break;
       case pool_message::request:  // receiver: give, pass on, or say no
         if (has_surplus()) {
+          if (w_->polls_for_counts()) counted(m->from, true);
           w_->send(w_->processors[static_cast<std::size_t>(m->from)],
                    new pool_message{pool_message::tasks, me_, 0, give_half()});
         } else if (m->hops + 1 < w_->most_forwards()) {
@@ -337,8 +492,9 @@ class processor {
         }
         break;
       case pool_message::level_done:  // more tasks are current now: may give some
+        if (learns_level()) known_ = std::max(known_, m->hops), state_changed_ = true;
         if (w_->pulls()) report();
-        else offer();
+        else if (!w_->polls_for_counts()) offer();
         break;
       case pool_message::no_work:
         // The library's mediators and hier-mediation's top keep the
@@ -347,9 +503,16 @@ class processor {
           denied_ = true;
           break;
         }
-        // nobody had any; ask again after a pause
-        if (w_->spec.library_policies) pause_ = std::clamp(pause_ * 2, 100e-6, 5e-3);  // pool_distributed.cpp's
-        else pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
+        // nobody had any; ask again after a pause (the library's: meanwhile
+        // it runs what it holds and answers others)
+        if (w_->polls_for_counts()) {
+          pause_ = std::clamp(pause_ * 2, 100e-6, 5e-3);  // pool_distributed.cpp's
+          next_ask_ = sg4::Engine::get_clock() + pause_;
+          asked_ = false;
+          denied_ = true;
+          break;
+        }
+        pause_ = std::clamp(pause_ * 2, 0.1 * w_->spec.message_seconds, 50 * w_->spec.message_seconds);
         sg4::this_actor::sleep_for(pause_);
         asked_ = false;
         denied_ = true;
@@ -368,8 +531,16 @@ class processor {
   int requested_ = 0;  // the library's central: tasks asked for, not come yet
   // report()'s: what the mediator last heard, and when.
   bool reported_ = false, report_now_ = false, requesting_ = false;
-  int reported_current_ = 0;
   double last_report_ = 0;
+  // The library's receivers: the level processor 0 last told, when to ask
+  // again after a no, and the counts (tasks messages sent to and received
+  // from each processor; those changed since the last counts).
+  int known_ = -1;  // also the library's mediated processors'
+  int tasks_received_ = 0;  // tasks messages (the library's mediation: in its reports)
+  double next_ask_ = 0;
+  bool state_changed_ = true;
+  std::map<int, std::pair<int, int>> pairs_;
+  std::set<int> pairs_changed_;
 };
 
 // Central's master: every task, every request.
@@ -518,27 +689,52 @@ void mediator(pool_world* w, int node) {
 class pulling_mediator {
  public:
   pulling_mediator(pool_world* w, int node)
-      : w_(w), node_(node), processors_(w->spec.processors), root_(node <= 0), held_(w->spec.async_levels) {}
+      : w_(w), node_(node), processors_(w->spec.processors), root_(node <= 0), held_(w->spec.async_levels) {
+    for (int p = 0; p < processors_; ++p)
+      if (node_ < 0 || w->node_of(p) == node_) children_.push_back(w->processors[static_cast<std::size_t>(p)]);
+    for (std::size_t k = 1; node_ == 0 && k < w->mediators.size(); ++k) children_.push_back(w->mediators[k]);
+  }
 
+  // As the code's serving thread polls (pool_engine.cpp's work): a poll
+  // takes in every message come (a probe each, one more that finds none)
+  // and does what they ask; node 0's tells its children a newly completed
+  // level (one below the lowest outstanding, pool_mediation.cpp's
+  // progress_mediator), and a node mediator passes node 0's on. A poll that
+  // did something counts as busy, and the mediator then sleeps 10 us,
+  // doubling to 100 us while polls find none.
   void operator()() {
     sg4::Mailbox* box = own_box("mediator-" + std::to_string(std::max(node_, 0)));
-    const double start = sg4::Engine::get_clock();
-    double idle = 0;
+    double busy = 0, quiet = 10e-6;
     while (!w_->done) {
-      const std::unique_ptr<pool_message> m = next_message(w_, box, idle);
-      if (!m) break;
-      heard(*m);
+      const double from = sg4::Engine::get_clock();
+      const std::int64_t sent = w_->sent_here();
+      bool any = false;
+      while (box->listen() && !w_->done) {
+        const std::unique_ptr<pool_message> m = w_->take(box);
+        if (m->what != pool_message::stop) heard(*m), any = true;
+      }
+      if (w_->done) break;
+      sg4::this_actor::execute(w_->spec.message_seconds);  // the probe that finds none
+      if (const int lowest = lowest_below(); root_ && lowest != std::numeric_limits<int>::max() &&
+                                             lowest - 1 != level_sent_)
+        w_->broadcast(children_, level_sent_ = lowest - 1);
       if (owed_ > 0 && forwarding_ < 0) give_what_is_owed();
       const bool unmatched = match_requests();
       if (!root_) report(unmatched);
+      if (any || w_->sent_here() != sent) busy += sg4::Engine::get_clock() - from, quiet = 10e-6;
+      sg4::this_actor::sleep_for(quiet);
+      quiet = std::min(2 * quiet, 100e-6);
     }
-    w_->master_busy[static_cast<std::size_t>(std::max(node_, 0))] = sg4::Engine::get_clock() - start - idle;
+    w_->master_busy[static_cast<std::size_t>(std::max(node_, 0))] = busy;
   }
 
  private:
   struct view {
     int current = 0;
     bool requesting = false, told_no = false, giving = false;
+    int sent = 0;  // tasks messages sent it
+    int lowest = std::numeric_limits<int>::max();  // its lowest outstanding level, by its last report
+    std::deque<std::pair<int, int>> in_flight;     // tasks messages it has not reported yet: (number, level)
   };
 
   sg4::Mailbox* box_of(int child) const {  // a processor, or processors + k: node k's mediator
@@ -547,29 +743,42 @@ class pulling_mediator {
   }
   sg4::Mailbox* parent() const { return w_->mediators[0]; }
 
+  // The lowest outstanding level below it (pool_mediation.cpp's
+  // work_below): of what it holds, of its children by their last reports,
+  // and of the tasks sent them since.
+  int lowest_below() const {
+    int lowest = held_.lowest_outstanding_level();
+    for (const auto& [child, v] : views_) {
+      lowest = std::min(lowest, v.lowest);
+      for (const auto& f : v.in_flight) lowest = std::min(lowest, f.second);
+    }
+    return lowest;
+  }
   void set_current(int child, int current) {
     view& v = views_[child];
-    donors_.erase({v.current, child});
+    donors_.erase({v.current, -child});
     v.current = current;
-    if (!v.giving) donors_.insert({v.current, child});
+    if (!v.giving) donors_.insert({v.current, -child});
   }
   // The richest child other than `besides` with surplus (all but one current task), or -1.
   int richest(int besides) const {
     for (auto it = donors_.rbegin(); it != donors_.rend() && it->first - 1 > 0; ++it)
-      if (it->second != besides) return it->second;
+      if (-it->second != besides) return -it->second;
     return -1;
   }
-  void ask_to_give(int donor) {
+  // Half its surplus, (surplus + 1) / 2, or (`most` >= 0: for node 0's) up to `most`, all but one.
+  void ask_to_give(int donor, int most = -1) {
     view& d = views_[donor];
-    w_->send(box_of(donor), new pool_message{pool_message::give, -1, d.current / 2});  // (surplus + 1) / 2
-    donors_.erase({d.current, donor});
+    const int n = most < 0 ? d.current / 2 : std::min(most, d.current - 1);
+    w_->send(box_of(donor), new pool_message{pool_message::give, -1, n});
+    donors_.erase({d.current, -donor});
     d.giving = true;
     d.current = 0;  // until its next report
   }
   std::vector<int> take_current(int most) {
     std::vector<int> items;
     while (static_cast<int>(items.size()) < most) {
-      std::optional<queued_task> t = held_.pop_current(w_->completed());
+      std::optional<queued_task> t = held_.pop_current(level_sent_);
       if (!t) break;
       held_.finish(t->level);
       items.push_back(id_of(*t));
@@ -580,7 +789,10 @@ class pulling_mediator {
   void heard(const pool_message& m) {
     if (m.what == pool_message::status) {
       view& v = views_[m.from];
-      const bool wants = !m.items.empty() && m.items[0] != 0;
+      // A request sent before the last tasks sent it came was answered.
+      const bool wants = m.items[0] != 0 && m.items[1] >= v.sent;
+      v.lowest = m.items[2];
+      while (!v.in_flight.empty() && v.in_flight.front().first <= m.items[1]) v.in_flight.pop_front();
       if (wants && !v.requesting) v.told_no = false;
       v.requesting = wants;
       if (wants) asking_.insert(m.from);
@@ -598,12 +810,15 @@ class pulling_mediator {
       }
     } else if (m.what == pool_message::tasks) {  // from node 0's, which took the request as served
       for (int id : m.items) queue_task(*w_, held_, id);
+      ++received_up_;
       denied_up_ = false;
       report_now_ = true;
     } else if (m.what == pool_message::give) {
       owed_ = std::max(m.hops, 1);
     } else if (m.what == pool_message::no_work) {
       denied_up_ = true;
+    } else if (m.what == pool_message::level_done) {  // from node 0's: on to this node's processors
+      w_->broadcast(children_, level_sent_ = m.hops);
     }
   }
 
@@ -612,7 +827,7 @@ class pulling_mediator {
     std::vector<int> items = take_current(owed_);
     const int donor = items.empty() ? richest(-1) : -1;
     if (donor >= 0) {
-      ask_to_give(donor);
+      ask_to_give(donor, owed_);
       forwarding_ = donor;
       return;
     }
@@ -631,6 +846,7 @@ class pulling_mediator {
       view& a = views_[child];
       if (std::vector<int> one = take_current(1); !one.empty()) {
         ++w_->transfers;
+        a.in_flight.emplace_back(++a.sent, w_->tree[static_cast<std::size_t>(one.front())].level);
         w_->send(box_of(child), new pool_message{pool_message::tasks, -1, 0, std::move(one)});
         a.requesting = false;
         it = asking_.erase(it);
@@ -651,32 +867,43 @@ class pulling_mediator {
   }
 
   // A node mediator to node 0's, as one child: its node's current tasks
-  // summed and whether it asks; at once when that starts or tasks came,
-  // else at most every status interval.
+  // summed, whether it asks, the tasks messages it had from node 0's and
+  // its node's lowest outstanding level; at once when it starts asking or
+  // tasks came, else at most every status interval.
   void report(bool unmatched) {
-    int current = static_cast<int>(held_.queued_current(w_->completed()));
+    const int lowest = lowest_below();
+    int current = static_cast<int>(held_.queued_current(level_sent_));
     for (const auto& [child, v] : views_) current += v.giving ? 0 : v.current;
     const double now = sg4::Engine::get_clock();
-    const bool changed = !reported_ || report_now_ || current != reported_current_ || unmatched != reported_asks_;
+    const bool changed = !reported_ || report_now_ || current != reported_current_ || unmatched != reported_asks_ ||
+                         lowest != reported_lowest_;
     const bool urgent = !reported_ || report_now_ || (unmatched && !reported_asks_);
     if (!changed || !(urgent || now - last_report_ >= w_->spec.status_seconds)) return;
     reported_ = true, reported_current_ = current, reported_asks_ = unmatched, last_report_ = now;
+    reported_lowest_ = lowest;
     report_now_ = false;
-    w_->send(parent(), new pool_message{pool_message::status, processors_ + node_, current, {unmatched ? 1 : 0}});
+    w_->send(parent(), new pool_message{pool_message::status, processors_ + node_, current,
+                                        {unmatched ? 1 : 0, received_up_, lowest}});
   }
 
   pool_world* w_;
   int node_, processors_;
   bool root_;
+  // The level goes to these (pool_engine.cpp's broadcast_level): its
+  // node's processors, and from node 0's the other nodes' mediators.
+  std::vector<sg4::Mailbox*> children_;
+  int level_sent_ = -1;
   std::map<int, view> views_;
   std::set<int> asking_;                  // children whose request stands, in order
-  std::set<std::pair<int, int>> donors_;  // (current tasks, child) of those not giving
+  std::set<std::pair<int, int>> donors_;  // (current tasks, -child) of those not giving: richest, lowest first
   task_queue held_;
   int owed_ = 0;          // a node mediator's: tasks node 0's asked it to give
   int forwarding_ = -1;   // the processor whose surplus goes on up to node 0's
   bool denied_up_ = false;
   bool reported_ = false, reported_asks_ = false, report_now_ = false;  // report_now: node 0's sent tasks
   int reported_current_ = 0;
+  int received_up_ = 0;  // tasks messages from node 0's (in its reports)
+  int reported_lowest_ = 0;
   double last_report_ = 0;
 };
 
@@ -694,6 +921,7 @@ pool_result simulate_here(const pool_spec& spec) {
   w.outstanding.assign(static_cast<std::size_t>(spec.tree.levels), 0);
   w.outstanding[0] = spec.tree.roots;
   w.busy.assign(static_cast<std::size_t>(spec.processors), 0);
+  if (w.polls_for_counts()) w.counts = std::make_unique<counts_view>(spec.processors);
   std::vector<sg4::Host*> hosts;
   for (int p = 0; p < spec.processors; ++p) {
     hosts.push_back(add_host("processor-" + std::to_string(p)));

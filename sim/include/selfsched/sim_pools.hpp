@@ -35,9 +35,10 @@
 //              other nodes in turn for a task, and says no when none has
 //              one (seed 001 sec. 5.4).
 // Processors run current tasks only (within async_levels of the last
-// completed iteration, which every processor learns when it completes);
-// beyond them only after a request was denied. Termination is not
-// simulated (the run ends when the last task does).
+// completed iteration, which every processor learns when it completes;
+// under library_policies, when told); beyond them only after a request was
+// denied. Termination is not simulated (the run ends when the last task
+// does).
 #pragma once
 
 #include <cstdint>
@@ -66,17 +67,26 @@ struct pool_spec {
   int async_levels = 1;                // the asynchronicity level (seed 001 sec. 3.2); 0: no limit
   // The library's policies (mpi_bridge/src/pools) instead of seed 001's,
   // for a rank of one thread:
-  // - mediation: processors report their current tasks and whether they
-  //   ask (none current), at most every status_seconds, at once when they
-  //   start asking; the mediator answers a request from what it holds, else
-  //   asks the processor with the most current tasks to give half of all
-  //   but one, else says no once and keeps the request (pool_mediation.cpp);
+  // - mediation: processors report their current tasks, whether they ask
+  //   (none current) and their lowest outstanding level after their state
+  //   changed, at most every status_seconds, at once when they start asking
+  //   or tasks came or went; the mediator answers a request from what it
+  //   holds, else asks the processor with the most current tasks to give
+  //   half of all but one, else says no once and keeps the request; the top
+  //   mediator tells the last completed level from the reports, through the
+  //   node mediators (pool_mediation.cpp);
   // - receiver-threshold: a processor asks when it holds no task (one a
   //   thread) and runs any task it holds, current or not (it is never told
   //   no; pool_engine.cpp's next_task);
-  // - receiver: a request is passed on at most 64 times, and a processor
-  //   told no asks again after 100 us, doubling to 5 ms
+  // - receiver (both): a request is passed on at most 64 times, and a
+  //   processor told no asks again after 100 us, doubling to 5 ms, running
+  //   what it holds meanwhile; processors send processor 0 counts of their
+  //   tasks and task messages, from which it tells the last completed level
   //   (pool_distributed.cpp);
+  // - mediation and receivers: processors and mediators poll as the code's
+  //   thread 0 does (pool_engine.cpp's work): between tasks, and idle every
+  //   10 us after a poll that did something, doubling to 100 us, a probe
+  //   each (message_seconds);
   // - central: a processor asks for one task ahead, and the master serves
   //   one a processor per pass from a rotating start (pool_central.cpp).
   bool library_policies = false;
