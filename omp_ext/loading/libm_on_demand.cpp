@@ -3,19 +3,21 @@
 // A C program whose loops are not selfsched's (or a shell the library is
 // preloaded into) would otherwise have libm mapped and relocated at every
 // start for libselfsched alone: libomp does not need it. That is 10 page
-// faults and 21,000 instructions before main (docs/results/overhead.md),
-// for six functions the techniques call when they size chunks (and
-// libstdc++'s hash tables, linked in, when they grow).
+// faults and 21,000 instructions before main (docs/results/overhead.md).
 //
 // These definitions stay inside libselfsched (exports.map names none of
 // them): they do not interpose the program's calls, and ours bind to them
 // at link time, which leaves the linker no reason to record libm as needed
-// (-Wl,--as-needed, CMakeLists.txt). Each forwards to libm's own function,
-// so every result is libm's, bit for bit. The first call opens libm (a
-// process that already has it, as every C++ and Fortran program does, gets
-// the loaded one); a technique that comes into force calls one of them
-// then, not in a claim (open_libm, from read_what_loops_need in teams.cpp).
-#include "loading/libm_on_demand.hpp"
+// (-Wl,--as-needed, CMakeLists.txt). ceil, floor and sqrt, which most
+// techniques call when they size chunks (and libstdc++'s hash tables,
+// linked in, when they grow), are computed here as libm computes them, bit
+// for bit (selfsched/core/exact_rounding.hpp): a fixed technique opens no
+// libm. log, pow and ceill forward to libm's own; their first call opens it
+// (a process that already has it, as every C++ and Fortran program does,
+// gets the loaded one). They are fsc's and mfsc's chunk and bold's
+// estimates, and the alpha schemes' first phase: those open libm as their
+// first loop starts, once per process.
+#include "selfsched/core/exact_rounding.hpp"
 
 #include <dlfcn.h>
 
@@ -63,13 +65,17 @@ const libm_functions& libm() {
 
 }  // namespace
 
-void selfsched::omp::open_libm() { libm(); }
-
 extern "C" {
 double log(double x) { return libm().log(x); }
 double pow(double x, double y) { return libm().pow(x, y); }
+#if defined(__SSE2__)
+double sqrt(double x) { return selfsched::exact_sqrt(x); }
+double ceil(double x) { return selfsched::exact_ceil(x); }
+double floor(double x) { return selfsched::exact_floor(x); }
+#else  // where the compiler does not inline them itself, libm's own
 double sqrt(double x) { return libm().sqrt(x); }
 double ceil(double x) { return libm().ceil(x); }
 double floor(double x) { return libm().floor(x); }
+#endif
 long double ceill(long double x) { return libm().ceill(x); }
 }

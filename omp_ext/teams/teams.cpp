@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "learning/auto_cache.hpp"
-#include "loading/libm_on_demand.hpp"
 #include "runtime/object_symbols.hpp"
 #include "selfsched/core/registry.hpp"
 #include "selfsched/core/scheduler.hpp"
@@ -257,7 +256,6 @@ membership* detail::first_membership() {
 
 void read_what_loops_need(const active_schedule* technique) {
   if (technique == nullptr) return;
-  open_libm();
   if (technique->reads_placement) find_machine_powers();
   if (weighs_askers(technique->spec)) take_first_run_queue_reading();
   if (technique->spec.base->self_tuning) read_auto_cache();
