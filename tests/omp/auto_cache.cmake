@@ -73,6 +73,22 @@ if(err MATCHES "starts from the cache")
   message(FATAL_ERROR "another binary must not start from this one's entries: ${err}")
 endif()
 
+# A program without a build id is known by its file, wherever it is started
+# from: run by a relative name in its own folder, then by its full path from
+# another, the second run starts from what the first learned.
+get_filename_component(no_id_dir ${NO_BUILD_ID_PROGRAM} DIRECTORY)
+get_filename_component(no_id_name ${NO_BUILD_ID_PROGRAM} NAME)
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/no_id.json
+  ${CMAKE_COMMAND} -E chdir ${no_id_dir} ./${no_id_name} 30000 1)
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/no_id.json SELFSCHED_VERBOSE=true
+  ${CMAKE_COMMAND} -E chdir ${dir} ${NO_BUILD_ID_PROGRAM} 30000 1)
+file(READ ${dir}/no_id.json text)
+string(JSON no_id_binaries LENGTH "${text}" binaries)
+if(NOT err MATCHES "auto starts from the cache" OR NOT no_id_binaries EQUAL 1)
+  message(FATAL_ERROR "a program without a build id must find its sites from another folder, got "
+                      "${no_id_binaries} binaries:\n${text}\n${err}")
+endif()
+
 # off: nothing written.
 run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=off HOME=${dir}/home XDG_CACHE_HOME= ${PROGRAM} 3000 1)
 if(EXISTS ${dir}/home)
