@@ -386,10 +386,9 @@ std::string linked_tool_library() {
   // Only libomp starts tools: no search in a process without it (a shell).
   if (dlsym(RTLD_DEFAULT, "__kmpc_fork_call") == nullptr) return {};
   // The loaded objects in search order; the first after ours that defines
-  // ompt_start_tool itself (not through a dependency) and is no runtime.
-  // Ours is the object this function lies in. An object whose hash table
-  // says it defines no ompt_start_tool (most: the C library, libm, the
-  // loader) is passed over without opening it.
+  // ompt_start_tool itself (not through a dependency) and is no runtime,
+  // as its own symbol tables say (object_symbols.hpp: no object is opened).
+  // Ours is the object this function lies in.
   struct search {
     bool after_ours = false;
     std::string found;
@@ -402,15 +401,9 @@ std::string linked_tool_library() {
           s.after_ours = inside_object(*info, reinterpret_cast<const void*>(&linked_tool_library));
           return 0;
         }
-        if (!selfsched::omp::may_define(*info, "ompt_start_tool")) return 0;
-        void* object = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (object == nullptr) return 0;
-        const auto defines = [&](const char* name) {
-          const void* symbol = dlsym(object, name);
-          return symbol != nullptr && inside_object(*info, symbol);
-        };
-        const bool tool = defines("ompt_start_tool") && !defines("__kmpc_fork_call") && !defines("GOMP_parallel");
-        dlclose(object);
+        using selfsched::omp::defines;
+        const bool tool = defines(*info, "ompt_start_tool") && !defines(*info, "__kmpc_fork_call") &&
+                          !defines(*info, "GOMP_parallel");
         if (!tool) return 0;
         s.found = info->dlpi_name;
         return 1;
