@@ -78,10 +78,12 @@ endif()
 # another, the second run starts from what the first learned.
 get_filename_component(no_id_dir ${NO_BUILD_ID_PROGRAM} DIRECTORY)
 get_filename_component(no_id_name ${NO_BUILD_ID_PROGRAM} NAME)
-run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/no_id.json
-  ${CMAKE_COMMAND} -E chdir ${no_id_dir} ./${no_id_name} 30000 1)
+set(run_preloaded_directory ${no_id_dir})
+run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/no_id.json ./${no_id_name} 30000 1)
+set(run_preloaded_directory ${dir})
 run_preloaded(out err ${common} SELFSCHED_AUTO_CACHE=${dir}/no_id.json SELFSCHED_VERBOSE=true
-  ${CMAKE_COMMAND} -E chdir ${dir} ${NO_BUILD_ID_PROGRAM} 30000 1)
+  ${NO_BUILD_ID_PROGRAM} 30000 1)
+unset(run_preloaded_directory)
 file(READ ${dir}/no_id.json text)
 string(JSON no_id_binaries LENGTH "${text}" binaries)
 if(NOT err MATCHES "auto starts from the cache" OR NOT no_id_binaries EQUAL 1)

@@ -11,7 +11,14 @@ function(run_preloaded out_var err_var)
   if(DEFINED ENV{SANITIZER_RUNTIME})
     set(preload $ENV{SANITIZER_RUNTIME}:${LIB})
   endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${preload} ${ARGN}
+  # run_preloaded_directory, when the caller sets it: where the program runs
+  # (not `cmake -E chdir` under the preload: a sanitizer's runtime preloaded
+  # into cmake itself can hang it).
+  set(where "")
+  if(run_preloaded_directory)
+    set(where WORKING_DIRECTORY ${run_preloaded_directory})
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${preload} ${ARGN} ${where}
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${ARGN}: exit ${rc}\n${out}\n${err}")
