@@ -1,6 +1,5 @@
 #include "learning/auto_cache.hpp"
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <sys/stat.h>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "learning/profile.hpp"
+#include "runtime/object_symbols.hpp"
 #include "selfsched/machine/auto_cache_file.hpp"
 #include "selfsched/machine/files.hpp"
 #include "selfsched/settings.hpp"
@@ -67,7 +67,7 @@ struct cache {
   std::string path;  // "" : off
   json binaries = json::object();  // as read at the first lookup, then as last written
   std::optional<file_version> binaries_version;  // the file they were read from or written to
-  std::map<const void*, std::string> binary_of_module;  // a module's key, by its load address: found once
+  std::map<std::uintptr_t, std::string> binary_of_module;  // a module's key, by its load address: found once
   std::vector<remembered> sites;
   std::map<std::pair<std::string, std::string>, std::string> regions;  // (binary, offset) -> cluster mode's choice
 };
@@ -77,17 +77,8 @@ cache& the_cache() {
   return *c;
 }
 
-// The loaded module holding an address: where it is mapped (as dladdr's
-// dli_fbase: its first segment's page), its file and its GNU build id.
-struct module_of_address {
-  std::uintptr_t address = 0;
-  bool found = false;
-  std::uintptr_t base = 0;
-  std::string file;      // "" for the program itself
-  std::string build_id;  // hex; "" if it has none
-};
-
-void read_build_id(const dl_phdr_info& info, std::string& id) {
+// The GNU build id in the object's notes, as hex; "" if it has none.
+std::string build_id_of(const dl_phdr_info& info) {
   for (int i = 0; i < info.dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info.dlpi_phdr[i];
     if (ph.p_type != PT_NOTE) continue;
@@ -99,61 +90,65 @@ void read_build_id(const dl_phdr_info& info, std::string& id) {
       const char* desc = name + ((header->n_namesz + 3) & ~3u);
       if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 && std::string_view(name, 3) == "GNU") {
         constexpr char digits[] = "0123456789abcdef";
+        std::string id;
         for (unsigned k = 0; k < header->n_descsz; ++k) {
           const auto byte = static_cast<unsigned char>(desc[k]);
           id += digits[byte >> 4];
           id += digits[byte & 15];
         }
-        return;
+        return id;
       }
       note = desc + ((header->n_descsz + 3) & ~3u);
     }
   }
+  return {};
 }
 
-// One walk over the loaded modules' program headers: dladdr would also
-// search the module's symbols for the nearest one (46,000 instructions
-// here), in the first auto loop, with its team waiting.
-module_of_address find_module(const void* address) {
-  module_of_address m;
-  m.address = reinterpret_cast<std::uintptr_t>(address);
+// Where the object is mapped, as dladdr's dli_fbase: its first segment's page.
+std::uintptr_t base_of(const dl_phdr_info& info) {
+  std::uintptr_t first = UINTPTR_MAX;
+  for (int i = 0; i < info.dlpi_phnum; ++i)
+    if (info.dlpi_phdr[i].p_type == PT_LOAD)
+      first = std::min<std::uintptr_t>(first, info.dlpi_addr + info.dlpi_phdr[i].p_vaddr);
+  return first & ~(static_cast<std::uintptr_t>(getpagesize()) - 1);
+}
+
+// The loaded object holding `address`, by one walk over the objects'
+// program headers (dladdr would also search the object's symbols for the
+// nearest one: 46,000 instructions here, in the first auto loop, with its
+// team waiting); false if none does. The headers stay valid while the
+// object is loaded, as it is while its code runs.
+bool find_module(const void* address, dl_phdr_info& found) {
+  struct search {
+    const void* address;
+    dl_phdr_info* found;
+    bool any = false;
+  } s{address, &found};
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) {
-        auto& m = *static_cast<module_of_address*>(data);
-        bool inside = false;
-        std::uintptr_t first = UINTPTR_MAX;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD) continue;
-          const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
-          inside = inside || (m.address >= begin && m.address < begin + ph.p_memsz);
-          first = std::min<std::uintptr_t>(first, begin);
-        }
-        if (!inside) return 0;
-        m.found = true;
-        m.base = first & ~(static_cast<std::uintptr_t>(getpagesize()) - 1);
-        m.file = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        read_build_id(*info, m.build_id);
+        auto& s = *static_cast<search*>(data);
+        if (!holds(*info, s.address)) return 0;
+        *s.found = *info;
+        s.any = true;
         return 1;
       },
-      &m);
-  return m;
+      &s);
+  return s.any;
 }
 
 // The binary holding `address` and the address's place in it; false when
 // it is in no module (then nothing about it is cached). Under c.lock. A
 // module's key is found once (its notes walked, or its file looked at).
 bool key_of(cache& c, const void* address, std::string& binary, std::string& offset) {
-  if (address == nullptr) return false;
-  const module_of_address module = find_module(address);
-  if (!module.found) return false;
-  const auto* base = reinterpret_cast<const void*>(module.base);
+  dl_phdr_info module{};
+  if (address == nullptr || !find_module(address, module)) return false;
+  const std::uintptr_t base = base_of(module);
   if (const auto known = c.binary_of_module.find(base); known != c.binary_of_module.end()) {
     binary = known->second;
   } else {
-    binary = module.build_id;
+    binary = build_id_of(module);
     if (binary.empty()) {  // no build id: the file as it is now
-      std::string file = module.file;
+      std::string file = module.dlpi_name != nullptr ? module.dlpi_name : "";
       if (file.empty()) {  // the program: its path, wherever it was started from
         char path[4096];
         const ssize_t n = readlink("/proc/self/exe", path, sizeof path);
@@ -167,7 +162,7 @@ bool key_of(cache& c, const void* address, std::string& binary, std::string& off
     c.binary_of_module.emplace(base, binary);
   }
   char text[32];
-  std::snprintf(text, sizeof text, "0x%" PRIxPTR, module.address - module.base);
+  std::snprintf(text, sizeof text, "0x%" PRIxPTR, reinterpret_cast<std::uintptr_t>(address) - base);
   offset = text;
   return true;
 }

@@ -97,6 +97,16 @@ bool sysv_defines(const dynamic_symbols& d, const char* name) {
 
 }  // namespace
 
+bool holds(const dl_phdr_info& object, const void* address) {
+  const auto at = reinterpret_cast<ElfW(Addr)>(address);
+  for (int k = 0; k < object.dlpi_phnum; ++k) {
+    const ElfW(Phdr)& segment = object.dlpi_phdr[k];
+    const ElfW(Addr) start = object.dlpi_addr + segment.p_vaddr;
+    if (segment.p_type == PT_LOAD && at >= start && at < start + segment.p_memsz) return true;
+  }
+  return false;
+}
+
 bool defines(const dl_phdr_info& object, const char* name) {
   const dynamic_symbols d = dynamic_symbols_of(object);
   if (d.symbols == nullptr || d.names == nullptr) return false;

@@ -368,20 +368,6 @@ namespace {
 // first and never start it, so it becomes our only client. libomp's own
 // weak ompt_start_tool is not a tool. A tool defined in the executable
 // itself comes before us and libomp starts it as before.
-// Whether `address` lies in one of the object's loaded segments: the object
-// defines the symbol itself. (dladdr would say the same, searching the
-// object's symbols for the nearest one: most of the cost of this search at
-// start-up.)
-bool inside_object(const dl_phdr_info& info, const void* address) {
-  const auto at = reinterpret_cast<ElfW(Addr)>(address);
-  for (int k = 0; k < info.dlpi_phnum; ++k) {
-    const ElfW(Phdr)& segment = info.dlpi_phdr[k];
-    const ElfW(Addr) start = info.dlpi_addr + segment.p_vaddr;
-    if (segment.p_type == PT_LOAD && at >= start && at < start + segment.p_memsz) return true;
-  }
-  return false;
-}
-
 std::string linked_tool_library() {
   // Only libomp starts tools: no search in a process without it (a shell).
   if (dlsym(RTLD_DEFAULT, "__kmpc_fork_call") == nullptr) return {};
@@ -398,7 +384,7 @@ std::string linked_tool_library() {
         auto& s = *static_cast<search*>(data);
         if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;  // the executable, the vDSO
         if (!s.after_ours) {
-          s.after_ours = inside_object(*info, reinterpret_cast<const void*>(&linked_tool_library));
+          s.after_ours = selfsched::omp::holds(*info, reinterpret_cast<const void*>(&linked_tool_library));
           return 0;
         }
         using selfsched::omp::defines;
