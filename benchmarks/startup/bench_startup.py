@@ -227,12 +227,13 @@ def main():
     print(f"load average before: {os.getloadavg()[0]:.2f}, CPUs: {os.cpu_count()}")
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as workdir:
-        ours = installed_copies([library[0]] + ([baseline] if baseline else []), workdir)
-        library = (ours[0], installed_copies([library[1]], workdir)[0])
+        # libselfsched, the empty library, the baseline if any
+        installed = installed_copies([*library, *([baseline] if baseline else [])], workdir)
+        ours, empty_library = [installed[0], *installed[2:]], installed[1]
         copies = stripped_copies([program, *ours], workdir) if use_callgrind else None
         for name, extra, _ in CASES:
             if name == "empty-library":
-                libraries, case_copies = [library[1]], copies and [copies[0], library[1]]
+                libraries, case_copies = [empty_library], copies and [copies[0], empty_library]
             else:
                 libraries, case_copies = ours, copies
             results[name] = measure_case(name, extra, program, libraries, args.rounds, workdir, case_copies)
