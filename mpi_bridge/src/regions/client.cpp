@@ -122,20 +122,10 @@ void engine::serve_forever() {
     }
     const std::int64_t now = now_ns();
     if (served) idle_since = now;
-    // While requests flow (one in the last ms) stay runnable, yielding to the
-    // rank's computing threads; then sleep, longer the longer it is quiet
-    // (a sleeper may wake only at the next tick on a busy core: back_off).
-    // Quiet for long (between loops, in serial code), sleep until this
-    // rank begins a loop, or 2 ms: another rank's first request of a loop
-    // that this rank has not begun yet waits that long at most.
-    // Serving for a program elsewhere (cluster mode's agent), the program's
-    // threads own the cores and ask for their next chunk ahead: shorter
-    // yielding and longer naps there (at 1 ms and 20 us, rank 0's program
-    // thread was switched out about 1,800 times a second).
-    const std::int64_t idle = now - idle_since;
-    if (idle < (remote_ ? 100'000 : 1'000'000)) sched_yield();
-    else if (idle < 20'000'000) sleep_ns(remote_ ? 100'000 : 20'000);
-    else quiet_.sleep_up_to(std::chrono::milliseconds(2));
+    const serving_pause pause = pause_when_quiet(now - idle_since, remote_);  // waiting.hpp: why these
+    if (pause.what == serving_pause::yield) sched_yield();
+    else if (pause.what == serving_pause::nap) sleep_ns(pause.ns);
+    else quiet_.sleep_up_to(std::chrono::nanoseconds(pause.ns));
   }
 }
 }  // namespace selfsched::mpi::detail
