@@ -133,6 +133,10 @@ void engine::parallel_end() { checkpoint(after_loops); }
 
 void engine::fatal(const std::string& message) { abort_job(comm_, message); }
 
+void engine::serve_only() {
+  if (server_) server_->serve_only();
+}
+
 statistics engine::stats() const {
   statistics s;
   s.transport = transport_name(transport_);

@@ -90,6 +90,9 @@ class engine final : public omp::outer_source, public server_host {
   std::uint64_t loop_begin(const void* site, iter_t n, iter_t granule) override;
   // A loop of the program elsewhere: its site as site_hash() gave it there.
   std::uint64_t loop_begin_elsewhere(std::uint64_t site, iter_t n);
+  // This rank will run no chunk, only serve (a node master of its own, as
+  // seed 004's): hier's batches for its node hold none for it.
+  void serve_only();
   chunk next_outer() override;
   bool progress(std::uint64_t index, iter_t left, iter_t size) override;
   iter_t inner_chunk_limit(iter_t outer_size, int team_size) override;

@@ -50,6 +50,12 @@ inline double unpack_queue(std::int64_t bits) {
   const double q = std::bit_cast<double>(bits);
   return q >= 1.0 && q < 1e6 ? q : 1.0;
 }
+// In a refill's slot of a rank's Q: that rank runs no chunk (a node master
+// that only serves, as seed 004's do), so its node's batch holds none for
+// it. Kept for it, such a chunk would wait in the pool until a rank came
+// for a second one (64 ranks in 4 nodes, Mandelbrot columns under SMPI: 23%
+// slower than one master). 0.0's bits: never a Q, which is at least 1.
+inline constexpr std::int64_t queue_runs_no_chunks = 0;
 
 // A rank's request for its next outer chunk. `reported_*`: the outer chunk
 // it finished last and how long its threads took (adaptive outer techniques

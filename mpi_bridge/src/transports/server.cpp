@@ -114,6 +114,7 @@ std::vector<std::int64_t> server::make_batch(std::uint64_t index, iter_t n, std:
   std::vector<std::int64_t> batch{static_cast<std::int64_t>(index)};
   for (std::size_t k = 0; k < group->second.size(); ++k) {
     const int rank = group->second[k];
+    if (queues[k] == queue_runs_no_chunks) continue;
     chunk c = loop.rule->next(rank, unpack_queue(queues[k]));
     if (roles_.duplicate && c.size > 0) loop.handed.push_back({c, {leader}});
     if (roles_.duplicate && c.size == 0) c = copy_for(loop, leader);  // another node's unfinished chunk
@@ -181,7 +182,10 @@ void server::maybe_refill(std::uint64_t index, pooled_loop& loop) {
   std::vector<std::int64_t> reports = std::exchange(loop.reports, {});
   const int report_count = static_cast<int>(reports.size() / 3);
   std::vector<std::int64_t> queues;  // the group's last Qs, in group order
-  for (const int rank : roles_.group) queues.push_back(pack_queue(queues_[static_cast<std::size_t>(rank)]));
+  for (const int rank : roles_.group) {
+    const double q = queues_[static_cast<std::size_t>(rank)];
+    queues.push_back(q == 0.0 ? queue_runs_no_chunks : pack_queue(q));
+  }
   if (roles_.root) {
     const std::vector<std::int64_t> batch =
         make_batch(index, loop.n, loop.site, loop.bounds, rank_, queues.data(), reports.data(), report_count);

@@ -64,6 +64,9 @@ class server {
   void request(int from, const request_msg& m);
   // Receives and handles what has arrived; true if anything did.
   bool poll();
+  // hier: this rank runs no chunk until it asks for one (it only serves);
+  // its node's batches hold none for it.
+  void serve_only() { queues_[static_cast<std::size_t>(rank_)] = 0.0; }
   // Resilience: `from` has handed out all of its copy of chunk c of loop `index`.
   void finished(int from, std::uint64_t index, chunk c);
   // Every rank has finished the loops before `index`: drop their state.
@@ -135,7 +138,7 @@ class server {
   std::map<std::uint64_t, scheduled_loop> scheduled_;
   std::map<std::uint64_t, pooled_loop> pooled_;  // map: nodes stay put while a batch is received into them
   std::map<std::uint64_t, adaptive_history> histories_;  // by loop site
-  std::vector<double> queues_;  // hier leader: each rank's Q from its last request
+  std::vector<double> queues_;  // hier leader: each rank's Q from its last request (0: it runs no chunk)
   std::uint64_t forgotten_ = 0;  // loops before this index are finished everywhere
   struct outgoing {
     std::vector<std::int64_t> message;
