@@ -26,9 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "common/waiting.hpp"
 #include "regions/engine.hpp"
 #include "driver.hpp"
 #include "rank_power.hpp"
+#include "results.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/core/spec.hpp"
 #include "selfsched/sim.hpp"
@@ -38,6 +40,7 @@ namespace {
 
 using selfsched::chunk;
 using selfsched::iter_t;
+using selfsched::smpi::result_stream;
 using selfsched::smpi::take_flag;
 namespace detail = selfsched::mpi::detail;
 
@@ -45,20 +48,26 @@ struct driver_options {
   std::string technique = "fss", transport = "master", inner = "static", cost = "uniform";
   iter_t n = 10000;
   double mean = 1e-4, flops = 1e9;
+  double request_cost = 0;        // seconds a serving rank works on each request (request_cost.cpp)
+  std::int64_t result_bytes = 0;  // an iteration's results, sent to the rank's master (results.cpp)
   std::uint64_t seed = 1;
   bool dedicated_servers = true;
+  bool serve_as_thread = false;  // serving ranks wait as the progress thread does, not polling every us
 };
 
 // Bad input: one line on rank 0's stderr, "" when all is well.
 std::string parse_options(int argc, char** argv, driver_options& o) {
-  std::string n, mean, flops, seed, serving;
+  std::string n, mean, flops, seed, serving, request_cost, result_bytes, serve_wait;
   for (int k = 1; k < argc; ++k) {
     if (take_flag("--technique", k, argc, argv, o.technique) ||
         take_flag("--transport", k, argc, argv, o.transport) || take_flag("--inner", k, argc, argv, o.inner) ||
         take_flag("--cost", k, argc, argv, o.cost) ||
         take_flag("--n", k, argc, argv, n) || take_flag("--mean", k, argc, argv, mean) ||
         take_flag("--flops", k, argc, argv, flops) || take_flag("--seed", k, argc, argv, seed) ||
-        take_flag("--serving", k, argc, argv, serving))
+        take_flag("--serving", k, argc, argv, serving) ||
+        take_flag("--request-cost", k, argc, argv, request_cost) ||
+        take_flag("--result-bytes", k, argc, argv, result_bytes) ||
+        take_flag("--serve-wait", k, argc, argv, serve_wait))
       continue;
     return std::string("unknown option or missing value: ") + argv[k];
   }
@@ -66,10 +75,20 @@ std::string parse_options(int argc, char** argv, driver_options& o) {
   if (!mean.empty()) o.mean = std::strtod(mean.c_str(), nullptr);
   if (!flops.empty()) o.flops = std::strtod(flops.c_str(), nullptr);
   if (!seed.empty()) o.seed = std::strtoull(seed.c_str(), nullptr, 10);
+  if (!request_cost.empty()) o.request_cost = std::strtod(request_cost.c_str(), nullptr);
+  if (!result_bytes.empty()) o.result_bytes = std::strtoll(result_bytes.c_str(), nullptr, 10);
   if (o.n < 1 || !(o.mean > 0) || !(o.flops > 0)) return "--n, --mean and --flops must be > 0";
+  if (!(o.request_cost >= 0 && o.request_cost < 1)) return "--request-cost " + request_cost + ": 0 to 1 (seconds)";
   if (!serving.empty() && serving != "dedicated" && serving != "computing")
     return "--serving takes dedicated or computing, not " + serving;
   o.dedicated_servers = serving != "computing";
+  if (!serve_wait.empty() && serve_wait != "poll" && serve_wait != "progress")
+    return "--serve-wait takes poll or progress, not " + serve_wait;
+  o.serve_as_thread = serve_wait == "progress";
+  if (o.result_bytes != 0 && !o.dedicated_servers)
+    return "--result-bytes needs --serving dedicated (a master that computes takes no results in)";
+  if (o.result_bytes != 0 && o.transport == "rma") return "--result-bytes needs a master: master or hier";
+  if (const std::string bad = result_stream::reserve(o.result_bytes, o.n); !bad.empty()) return bad;
   if (!selfsched::parse_schedule(o.inner).ok()) return "--inner " + o.inner + " is not a technique";
   try {
     selfsched::sim::cost_model::parse(o.cost, o.mean, o.seed);
@@ -92,15 +111,18 @@ const std::vector<double>& work_prefix(const driver_options& o) {
   return prefix;
 }
 
-// Which ranks serve: the master, or every node's first rank (the engine's
-// own rule, nodes.cpp, from SELFSCHED_MPI_NODE_SIZE).
-bool serves(const driver_options& o, int rank) {
-  if (o.transport == "master") return rank == 0;
-  if (o.transport != "hier") return false;
+// Each rank's master: rank 0, or its node's first rank under hier (the
+// engine's own rule, nodes.cpp, from SELFSCHED_MPI_NODE_SIZE); -1 under rma.
+int master_of(const driver_options& o, int rank) {
+  if (o.transport == "master") return 0;
+  if (o.transport != "hier") return -1;
   const char* size = std::getenv("SELFSCHED_MPI_NODE_SIZE");
   const long node = size != nullptr ? std::strtol(size, nullptr, 10) : 0;
-  return node > 0 ? rank % node == 0 : rank == 0;
+  return node > 0 ? static_cast<int>(rank - rank % node) : 0;
 }
+
+// Which ranks serve: the master, or every node's first rank.
+bool serves(const driver_options& o, int rank) { return master_of(o, rank) == rank; }
 
 struct rank_figures {
   double last_end = 0;     // when its last inner chunk ended (s after the start)
@@ -108,6 +130,7 @@ struct rank_figures {
   double serving = 0;      // seconds it spent handling messages (serving ranks)
   double power = 0;        // its host's speed (computing ranks)
   std::int64_t outer = 0;  // outer chunks it ran
+  std::int64_t results_sent = 0, results_taken = 0;  // result messages (--result-bytes)
   double iterations = 0;   // iterations it ran (all ranks': the loop's n, once each)
 };
 
@@ -140,45 +163,68 @@ void run_outer_chunk(detail::engine& e, std::uint64_t loop, chunk outer, const d
 
 void compute(detail::engine& e, std::uint64_t loop, const driver_options& o, double start, rank_figures& f) {
   f.power = selfsched::smpi::rank_power();
-  for (chunk c = e.next_outer(); c.size > 0; c = e.next_outer()) run_outer_chunk(e, loop, c, o, start, f);
+  const int master = master_of(o, e.rank());
+  for (chunk c = e.next_outer(); c.size > 0; c = e.next_outer()) {
+    run_outer_chunk(e, loop, c, o, start, f);
+    if (result_stream::send(master, c.size)) ++f.results_sent;
+  }
 }
 
 // A serving rank that computes nothing: it serves until every computing
 // rank has run out of chunks (`everyone_done`), counting the time of the
-// polls that handled a message as busy.
+// polls that handled a message as busy; results that arrive are taken in
+// between (their receives are not busy time: selfsched-sim's result sinks
+// are actors of their own too). Between polls it yields (a simulated
+// microsecond), or, with --serve-wait progress, waits as the bridge's
+// progress thread does (engine::serve_forever: yields while requests flow,
+// naps once quiet), which a long loop's simulation needs: a rank polling
+// every microsecond of a 10-second loop makes 10 million polls.
 //
 // The barrier is tested every 50 simulated us, not at every poll (fewer
 // simulation events). The figures do not see it: the makespan ends with
 // the last chunk, busy time with the last message served.
-void serve(detail::engine& e, MPI_Request& everyone_done, rank_figures& f) {
-  double tested = -1;
+void serve(detail::engine& e, const driver_options& o, MPI_Request& everyone_done, rank_figures& f) {
+  result_stream results;
+  double tested = -1, quiet_since = MPI_Wtime();
   for (int done = 0; !done;) {
     const double before = MPI_Wtime();
-    if (e.serve()) f.serving += MPI_Wtime() - before;
+    if (e.serve()) {
+      quiet_since = MPI_Wtime();
+      f.serving += quiet_since - before;
+    }
+    results.take();
     if (before - tested >= 50e-6) {
       tested = before;
       MPI_Test(&everyone_done, &done, MPI_STATUS_IGNORE);
     }
-    if (!done) sched_yield();  // a simulated microsecond (smpi_workarounds.h)
+    if (done) break;
+    const auto pause = detail::pause_when_quiet(static_cast<std::int64_t>((MPI_Wtime() - quiet_since) * 1e9), false);
+    if (!o.serve_as_thread || pause.what == detail::serving_pause::yield) sched_yield();  // smpi_workarounds.h
+    else detail::sleep_ns(static_cast<long>(pause.ns));  // nothing of this rank's own wakes it earlier
   }
+  results.finish();
+  f.results_taken = results.messages();
 }
 
 void print_figures(const driver_options& o, int ranks, const rank_figures& mine, const detail::engine& e) {
   double maxima[2] = {mine.last_end, mine.serving}, max[2] = {0, 0};
-  double sums[5] = {mine.computed, mine.power, static_cast<double>(mine.outer), mine.iterations, mine.serving};
-  double sum[5] = {0, 0, 0, 0, 0};
+  double sums[7] = {mine.computed, mine.power, static_cast<double>(mine.outer), mine.iterations, mine.serving,
+                    static_cast<double>(mine.results_sent), static_cast<double>(mine.results_taken)};
+  double sum[7] = {0, 0, 0, 0, 0, 0, 0};
   double served = static_cast<double>(e.stats().requests_served), served_all = 0;
   MPI_Reduce(maxima, max, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Reduce(sums, sum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(sums, sum, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&served, &served_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (e.rank() != 0) return;
   const selfsched::smpi::wait_counts waits = selfsched::smpi::waits();  // every rank's, nearly all done
   const double ideal = sum[0] / sum[1], makespan = max[0];
   std::printf("smpi-loop: transport=%s technique=%s ranks=%d makespan=%.6f ideal=%.6f efficiency=%.4f "
-              "chunks=%.0f served=%.0f master_busy=%.4f serving_sum=%.6f iterations=%.0f tests=%lld blocked=%lld polls=%lld\n",
+              "chunks=%.0f served=%.0f master_busy=%.4f serving_sum=%.6f iterations=%.0f ",
               e.stats().transport.c_str(), o.technique.c_str(), ranks, makespan, ideal, ideal / makespan, sum[2],
-              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[4], sum[3], static_cast<long long>(waits.tests),
-              static_cast<long long>(waits.blocked), static_cast<long long>(waits.polls));
+              served_all, makespan > 0 ? max[1] / makespan : 0.0, sum[4], sum[3]);
+  std::printf("results_sent=%.0f results_taken=%.0f tests=%lld blocked=%lld polls=%lld\n", sum[5], sum[6],
+              static_cast<long long>(waits.tests), static_cast<long long>(waits.blocked),
+              static_cast<long long>(waits.polls));
 }
 
 int run(const driver_options& o) {
@@ -189,6 +235,7 @@ int run(const driver_options& o) {
   selfsched::smpi::block_in_waits(!serves(o, rank));  // a rank that serves nobody waits in MPI_Wait
   detail::engine e(MPI_COMM_WORLD, selfsched::mpi::options().schedule(o.technique).transport(o.transport),
                    detail::serving::program_elsewhere);
+  if (serve_only) e.serve_only();
   rank_figures f;
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
@@ -206,7 +253,7 @@ int run(const driver_options& o) {
   };
   if (serve_only) {
     all_done();
-    serve(e, everyone_done, f);
+    serve(e, o, everyone_done, f);
   } else {
     compute(e, loop, o, start, f);
     if (o.dedicated_servers) {  // the serving ranks wait for this
@@ -233,5 +280,6 @@ int main(int argc, char** argv) {
   // what they move; nothing else is checked.
   setenv("SELFSCHED_MPI_WRITES", "off", 1);
   if (bad.empty()) work_prefix(o);
+  selfsched::smpi::set_request_cost(o.request_cost);
   return selfsched::smpi::run_ranks("selfsched-smpi-loop", argc, argv, bad, o.flops, [&](int) { return run(o); });
 }

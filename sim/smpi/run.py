@@ -157,11 +157,16 @@ def smpirun(a, work_dir, hosts, node_size, masters, speeds, driver, tag, what):
 def run_smpi(a, program, transport, workers, work_dir):
     hosts, node_size = layout(transport, workers, a.masters)
     driver = [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost, "--n", str(a.n),
-              "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner, "--serving", a.serving]
+              "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner, "--serving", a.serving,
+              "--request-cost", repr(a.request_cost), "--result-bytes", str(a.result_bytes),
+              "--serve-wait", a.serve_wait]
     figures, platform = smpirun(a, work_dir, hosts, node_size, a.masters if transport == "hier" else 1, a.speeds,
                                 driver, "smpi-loop:", transport)
     if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
         raise SystemExit(f"run.py: {transport}, {workers} workers ran {figures['iterations']} iterations of {a.n}")
+    if figures["results_sent"] != figures["results_taken"]:
+        raise SystemExit(f"run.py: {transport}, {workers} workers: {figures['results_taken']} result messages "
+                         f"taken in of {figures['results_sent']} sent")
     return figures, platform
 
 
@@ -263,7 +268,8 @@ def run_model(a, sim, transport, platform, claim):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         command = [sim, "--technique", a.technique, "--transport", transport, "--platform", platform,
                    "--masters", str(a.masters), "--cost", a.cost, "--n", str(a.n), "--mean", repr(a.mean),
-                   "--flops", repr(a.flops), "--claim", repr(claim), "--json", out.name]
+                   "--flops", repr(a.flops), "--claim", repr(claim), "--result-bytes", str(a.result_bytes),
+                   "--json", out.name]
         subprocess.run(command, check=True, capture_output=True, text=True)
         with open(out.name) as f:
             runs = json.load(f)
@@ -297,8 +303,17 @@ def parse_args():
     p.add_argument("--latency", type=seconds, default=2e-6)
     p.add_argument("--bandwidth", type=float, default=1.25e9)
     p.add_argument("--claim", type=seconds, help="the model's master work per request (default: the code's)")
+    p.add_argument("--request-cost", type=seconds, default=0.0,
+                   help="a serving rank's work per request or refill it receives, charged to its host besides "
+                        "--code-time (seed 004's setting: 5us)")
+    p.add_argument("--result-bytes", type=int, default=0,
+                   help="bytes of results an iteration, sent by each rank to its master after each outer chunk, "
+                        "as seed 004's program does (the model: the same)")
     p.add_argument("--wait", default="block", choices=["block", "poll"],
                    help="how ranks that serve nobody wait: block in MPI_Wait (default) or poll as serving ranks do")
+    p.add_argument("--serve-wait", default="poll", choices=["poll", "progress"],
+                   help="how serving ranks wait between polls: a simulated microsecond a poll (default), or as the "
+                        "bridge's progress thread (yields while requests flow, naps once quiet: long loops)")
     p.add_argument("--code-time", default="host", choices=sorted(CODE_TIME),
                    help="the bridge's CPU time between MPI calls: as measured on this host (default) or not charged")
     p.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",

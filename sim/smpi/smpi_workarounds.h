@@ -61,3 +61,8 @@ static inline int selfsched_smpi_init_thread(int* argc, char*** argv, int requir
 #define MPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request) \
   selfsched_smpi_iallreduce(sendbuf, recvbuf, count, type, op, comm, request)
 #define MPI_Wait(request, status) selfsched_smpi_wait(request, status)
+
+// Not something SMPI lacks but a setting of the run, forced in with the
+// above: a serving rank's work per request (--request-cost), charged as its
+// MPI_Recv of one returns.
+#include "request_cost.h"
