@@ -6,16 +6,22 @@ matrix apps' loops, with loaded, slow and hybrid cores. Prints one
 Markdown table: auto's makespan over the best libomp schedule's in each
 cell, and their geometric mean.
 
+With --recorded: the matrix apps' loops as measured on this machine instead
+of the cost models (recorded first into DIR if not there: one thread, every
+iteration a chunk of its own, SELFSCHED_PROFILE_CHUNKS), larger than the
+matrix's inputs so that 128 threads get 12 or more iterations each.
+
 With --weighted: seed 000 Table 6's question for threads, W-TSS and W-FSS
 (told each core's run queue, Q = 2 on a core shared with another process)
 over TSS and FSS at 4-12 threads with every other core time-shared.
 
-  python3 benchmarks/sim/threads_auto.py --build build [--weighted]
+  python3 benchmarks/sim/threads_auto.py --build build [--recorded [DIR] | --weighted]
 """
 import argparse
 import math
 import os
 import subprocess
+import sys
 
 LIBOMP = ["static", "dynamic,1", "dynamic,16", "guided"]
 SIZES = [16, 32, 64, 128]
@@ -28,11 +34,41 @@ SCENARIOS = {
     "mandelbrot rows": lambda t: ["--cost", "mandelbrot-rows"],
     "adjoint (decreasing)": lambda t: ["--cost", "adjoint"],
     "random (monte carlo)": lambda t: ["--cost", "random"],
-    "mandelbrot, 1/4 cores loaded": lambda t: ["--cost", "mandelbrot"] +
-        sum((["--timeshare", f"{k}:4ms:4ms"] for k in range(0, t, 4)), []),
+    "mandelbrot, 1/4 cores loaded": lambda t: ["--cost", "mandelbrot"] + loaded(t),
     "uniform, slow cores 1:0.5": lambda t: ["--cost", "uniform", "--speeds", "1:0.5"],
     "uniform, hybrid 1:1:0.6:0.6": lambda t: ["--cost", "uniform", "--speeds", "1:1:0.6:0.6"],
 }
+
+
+# The loops recorded by --recorded: name -> program and arguments.
+RECORDED = {
+    "mandelbrot rows": ["mandelbrot", "--width", "400", "--height", "12000"],
+    "mandelbrot columns": ["mandelbrot", "--columns", "--width", "20000", "--height", "200"],
+    "adjoint convolution": ["adjoint_convolution", "--n", "20000"],
+    "matmul": ["matmul", "--n", "1536"],
+    "quicksort rows": ["quicksort_rows", "--rows", "12000", "--max-len", "3000"],
+}
+
+
+def loaded(threads):
+    """Threads 0, 4, 8 ... share their core in 4 ms slices with another process."""
+    return sum((["--timeshare", f"{k}:4ms:4ms"] for k in range(0, threads, 4)), [])
+
+
+def record(build, directory):
+    """Each RECORDED loop's profile in DIRECTORY (recorded if missing); {scenario: extra arguments}."""
+    os.makedirs(directory, exist_ok=True)
+    scenarios = {}
+    for name, (program, *args) in RECORDED.items():
+        path = os.path.join(directory, name.replace(" ", "-") + ".json")
+        if not os.path.exists(path):
+            print(f"threads_auto: recording {name}", file=sys.stderr, flush=True)
+            subprocess.run([os.path.join(build, "bin", "selfsched-run"), "--schedule", "ss", "--chunks", "--profile",
+                            path, "--", os.path.join(build, "bin", program)] + args,
+                           check=True, capture_output=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+        scenarios[f"recorded: {name}"] = lambda t, path=path: ["--profile", path]
+        scenarios[f"recorded: {name}, 1/4 cores loaded"] = lambda t, path=path: ["--profile", path] + loaded(t)
+    return scenarios
 
 
 def rows(sim, threads, schedules, extra):
@@ -47,14 +83,14 @@ def rows(sim, threads, schedules, extra):
     return found
 
 
-def auto_table(sim, mean):
+def auto_table(sim, scenarios):
     ratios = []
     print("| scenario | " + " | ".join(f"{t} threads" for t in SIZES) + " |")
     print("| --- |" + " --- |" * len(SIZES))
-    for name, extra in SCENARIOS.items():
+    for name, extra in scenarios.items():
         cells = []
         for t in SIZES:
-            r = rows(sim, t, ["auto"] + LIBOMP, ["--n", str(N), "--mean", mean] + extra(t))
+            r = rows(sim, t, ["auto"] + LIBOMP, extra(t))
             best = min(LIBOMP, key=lambda s: r[s])
             ratios.append(r["auto"] / r[best])
             cells.append(f"{r['auto'] / r[best]:.3f}x ({best})")
@@ -78,13 +114,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
     parser.add_argument("--mean", default="50us", help="mean iteration cost (default 50us)")
+    parser.add_argument("--recorded", nargs="?", const="", metavar="DIR",
+                        help="the matrix apps' recorded loops instead (default DIR: BUILD/sim/profiles)")
     parser.add_argument("--weighted", action="store_true", help="W-TSS / W-FSS with loaded cores instead")
     args = parser.parse_args()
     sim = os.path.join(args.build, "bin", "selfsched-sim")
     if args.weighted:
         weighted_table(sim)
+    elif args.recorded is not None:
+        auto_table(sim, record(args.build, args.recorded or os.path.join(args.build, "sim", "profiles")))
     else:
-        auto_table(sim, args.mean)
+        auto_table(sim, {name: lambda t, extra=extra: ["--n", str(N), "--mean", args.mean] + extra(t)
+                         for name, extra in SCENARIOS.items()})
 
 
 if __name__ == "__main__":
