@@ -2,36 +2,24 @@
 // them (--result-bytes; results.cpp).
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <string>
-#include <vector>
 
-namespace selfsched::smpi {
+namespace selfsched::smpi::results {
 
-class result_stream {
- public:
-  // `bytes` an iteration; `n` the loop's iterations, the most one message
-  // carries. Made before MPI_Init: every rank of this process shares it.
-  static std::string reserve(std::int64_t bytes, std::int64_t n);
+// `bytes` an iteration; `n` the loop's iterations, the most one message
+// carries. Called before MPI_Init: every rank of this process shares it.
+// "" when all is well, else what is wrong.
+std::string reserve(std::int64_t bytes, std::int64_t n);
+bool moved();  // bytes an iteration > 0
 
-  // A computing rank: its chunk's results to its master (synchronous: done
-  // when the master has taken them in). False when there were none to send.
-  static bool send(int master, std::int64_t iterations);
+// A computing rank: its chunk's results to its master's sink (MPI_COMM_WORLD
+// rank), synchronous: done once the sink has taken them in.
+bool send(int sink, std::int64_t iterations);
+// A sink: takes results in until `master` (an MPI_COMM_WORLD rank) closes it.
+void take_until_closed(int master);
+// A master, once every computing rank is done (their sends all taken in):
+// its sink stops; the result messages it took in.
+std::int64_t close(int sink);
 
-  // A serving rank: counts the results taken in since the last call and
-  // posts receives for more. A few are always posted, so that a result
-  // travels as soon as it is sent, while the rank naps too.
-  void take();
-  // A serving rank, once every computing rank is done (every send was
-  // synchronous: all were taken in): its posted receives withdrawn.
-  void finish();
-  std::int64_t messages() const { return taken_; }
-
- private:
-  std::vector<MPI_Request> posted_;
-  std::int64_t taken_ = 0;
-};
-
-}  // namespace selfsched::smpi
+}  // namespace selfsched::smpi::results

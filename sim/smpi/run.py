@@ -156,10 +156,13 @@ def smpirun(a, work_dir, hosts, node_size, masters, speeds, driver, tag, what):
 
 def run_smpi(a, program, transport, workers, work_dir):
     hosts, node_size = layout(transport, workers, a.masters)
+    # --result-bytes: a sink of results a master, the last ranks, each on its master's host
+    sinks = [h for h in hosts if h.startswith("master-")] if a.result_bytes and transport != "rma" else []
+    hosts = hosts + sinks
     driver = [program, "--technique", a.technique, "--transport", transport, "--cost", a.cost, "--n", str(a.n),
               "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner, "--serving", a.serving,
               "--request-cost", repr(a.request_cost), "--result-bytes", str(a.result_bytes),
-              "--serve-wait", a.serve_wait]
+              "--serve-wait", a.serve_wait, "--sinks", str(len(sinks))]
     figures, platform = smpirun(a, work_dir, hosts, node_size, a.masters if transport == "hier" else 1, a.speeds,
                                 driver, "smpi-loop:", transport)
     if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
