@@ -11,11 +11,15 @@ of the cost models (recorded first into DIR if not there: one thread, every
 iteration a chunk of its own, SELFSCHED_PROFILE_CHUNKS), larger than the
 matrix's inputs so that 128 threads get 12 or more iterations each.
 
+With --instances K: the loop runs K times (a time-stepped code) and each
+cell compares the K-th instance, auto starting from what it learned in the
+ones before (as the runtime keeps it per loop site).
+
 With --weighted: seed 000 Table 6's question for threads, W-TSS and W-FSS
 (told each core's run queue, Q = 2 on a core shared with another process)
 over TSS and FSS at 4-12 threads with every other core time-shared.
 
-  python3 benchmarks/sim/threads_auto.py --build build [--recorded [DIR] | --weighted]
+  python3 benchmarks/sim/threads_auto.py --build build [--recorded [DIR]] [--instances K] | --weighted
 """
 import argparse
 import math
@@ -83,14 +87,14 @@ def rows(sim, threads, schedules, extra):
     return found
 
 
-def auto_table(sim, scenarios):
+def auto_table(sim, scenarios, instances):
     ratios = []
     print("| scenario | " + " | ".join(f"{t} threads" for t in SIZES) + " |")
     print("| --- |" + " --- |" * len(SIZES))
     for name, extra in scenarios.items():
         cells = []
         for t in SIZES:
-            r = rows(sim, t, ["auto"] + LIBOMP, extra(t))
+            r = rows(sim, t, ["auto"] + LIBOMP, extra(t) + ["--instances", str(instances)])
             best = min(LIBOMP, key=lambda s: r[s])
             ratios.append(r["auto"] / r[best])
             cells.append(f"{r['auto'] / r[best]:.3f}x ({best})")
@@ -116,16 +120,19 @@ def main():
     parser.add_argument("--mean", default="50us", help="mean iteration cost (default 50us)")
     parser.add_argument("--recorded", nargs="?", const="", metavar="DIR",
                         help="the matrix apps' recorded loops instead (default DIR: BUILD/sim/profiles)")
+    parser.add_argument("--instances", type=int, default=1, help="the loop's runs; the last one is compared (default 1)")
     parser.add_argument("--weighted", action="store_true", help="W-TSS / W-FSS with loaded cores instead")
     args = parser.parse_args()
+    if args.instances < 1:
+        parser.error(f"--instances {args.instances}: at least 1")
     sim = os.path.join(args.build, "bin", "selfsched-sim")
     if args.weighted:
         weighted_table(sim)
     elif args.recorded is not None:
-        auto_table(sim, record(args.build, args.recorded or os.path.join(args.build, "sim", "profiles")))
+        auto_table(sim, record(args.build, args.recorded or os.path.join(args.build, "sim", "profiles")), args.instances)
     else:
         auto_table(sim, {name: lambda t, extra=extra: ["--n", str(N), "--mean", args.mean] + extra(t)
-                         for name, extra in SCENARIOS.items()})
+                         for name, extra in SCENARIOS.items()}, args.instances)
 
 
 if __name__ == "__main__":
