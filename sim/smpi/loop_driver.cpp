@@ -212,6 +212,8 @@ void serve(detail::engine& e, const driver_options& o, MPI_Request& everyone_don
       MPI_Test(&everyone_done, &done, MPI_STATUS_IGNORE);
     }
     if (done) break;
+    // A region's pauses (false): the driver's engine is built for a program
+    // elsewhere only so that it installs nothing in this shared process.
     const auto pause = detail::pause_when_quiet(static_cast<std::int64_t>((MPI_Wtime() - quiet_since) * 1e9), false);
     if (!o.serve_as_thread || pause.what == detail::serving_pause::yield) sched_yield();  // smpi_workarounds.h
     else detail::sleep_ns(static_cast<long>(pause.ns));  // nothing of this rank's own wakes it earlier
