@@ -41,12 +41,25 @@ TEST(AutoTuning, GrowthDoublesAtMost) {
 
 TEST(AutoTuning, TheRampJumpsToTheOverheadBound) {
   // 10 ns per iteration, claims of 1 us: 1e-6 / (0.01 * 1e-8) = 10,000 iterations, more than
-  // twice the previous 10 and under the balance bound of R = 100,000 at 2e8 it/s
-  // (100,000 / (4 * 2e8 * 1e-8) = 12,500).
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 10), 100'000, 2e8, 1), 10'000);
+  // twice the previous 1,000, within 16 times it, and under the balance bound of R = 100,000
+  // at 2e8 it/s (100,000 / (4 * 2e8 * 1e-8) = 12,500).
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 1'000), 100'000, 2e8, 1), 10'000);
   // A claim measured cheaper than the floor counts at the floor: 2e-7 / (0.01 * 1e-8) = 2,000
   // (balance bound of R = 32,000: 4,000).
-  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-9, 10), 32'000, 2e8, 1), 2'000);
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-9, 200), 32'000, 2e8, 1), 2'000);
+}
+
+TEST(AutoTuning, TheJumpIsSixteenTimesThePreviousChunkAtMost) {
+  // The same 10,000-iteration overhead bound from a chunk of 10: 160 now, the rest later.
+  EXPECT_EQ(auto_tuning::next_size(measured(1e-8, 1e-6, 10), 100'000, 2e8, 1), 160);
+  // One cheap first iteration (1 us) and a contended claim (25 us, 64 threads claiming at
+  // once): the overhead bound (2,500) and the balance bound (11,930 / (4 * 2.4e6 * 1e-6) =
+  // 1,243) would hand out a whole share of costlier iterations; the jump stops at 16.
+  auto_estimate first;
+  first.record_chunk(1, 1e-6);
+  first.record_claim(25e-6);
+  first.record_size(1);
+  EXPECT_EQ(auto_tuning::next_size(first, 11'930, 2.4e6, 1), 16);
 }
 
 TEST(AutoTuning, ChunksGrowToTheBalanceBound) {

@@ -41,9 +41,12 @@ iter_t auto_tuning::next_size(const auto_estimate& me, iter_t remaining, double 
   // remainder is not known either, so the balance bound stays at the minimum.
   const double balance_bound =
       team_rate > 0 && std::isfinite(team_rate) ? static_cast<double>(remaining) / (factor * team_rate * t) : 0;
-  // The ramp doubles, and may jump at once to the overhead bound: a chunk
-  // the claim is claim_share of (20 us of work at the least claim cost).
-  const double ramp_bound = std::max(growth * static_cast<double>(me.last_size), overhead_bound);
+  // The ramp doubles, and may jump towards the overhead bound (a chunk the
+  // claim is claim_share of: 20 us of work at the least claim cost), but by
+  // at most `jump` at once: the first chunk's time may be one cheap
+  // iteration's, and a contended claim reads long.
+  const double last = static_cast<double>(me.last_size);
+  const double ramp_bound = std::max(growth * last, std::min(overhead_bound, jump * last));
   const double wanted = std::min(balance_bound, ramp_bound);
   return std::max(min_chunk, arith::to_iters_ceil(wanted));
 }

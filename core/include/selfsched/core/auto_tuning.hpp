@@ -16,7 +16,11 @@
 //   ramp:      at most `growth` times the worker's previous chunk, so a few
 //              cheap iterations never buy a large chunk; or, if larger, the
 //              overhead bound claim / (claim_share * t_k), a chunk whose claim
-//              costs at most claim_share of it.
+//              costs at most claim_share of it, but no more than `jump` times
+//              the previous chunk (one cheap first iteration and a claim
+//              slowed by 64 threads claiming at once made that bound a whole
+//              share of quicksort's rows, 10% over guided, simulated at 64
+//              threads; docs/simulation.md).
 //
 // The next chunk is the smaller of the two. Chunks are as large as balance
 // allows once the ramp is done: consecutive iterations share caches, and a
@@ -82,6 +86,7 @@ struct auto_tuning {
   static constexpr double claim_share = 0.01;  // claims cost at most 1% of a chunk
   static constexpr double factor = 4;          // of a worker's share of what remains
   static constexpr double growth = 2;          // chunk k+1 <= growth x chunk k
+  static constexpr double jump = 16;           // ... or jump x chunk k, towards the overhead bound
   // A claim costs at least this much even where the clock cannot see it:
   // the call into the runtime, and the shared counter's cache line moving
   // between cores (libomp's dynamic,1 pays about 0.8 us a claim with two
