@@ -221,7 +221,10 @@ time_share parse_time_share(const std::string& text) {
   }
   t.on = parse_seconds(parts[1], form + "ON");
   t.off = parse_seconds(parts[2], form + "OFF");
-  if (parts.size() == 4) t.start = parse_seconds(parts[3], form + "START");
+  // A negative START: the loop begins -START into a slice.
+  if (parts.size() == 4)
+    t.start = parts[3].starts_with('-') ? -parse_seconds(parts[3].substr(1), form + "START")
+                                        : parse_seconds(parts[3], form + "START");
   return t;
 }
 
@@ -269,6 +272,20 @@ void detail::check_named_workers(const platform_spec& platform, int workers) {
   for (const time_share& t : platform.time_shares) check("time share", t.worker);
 }
 
+void detail::check_slices(const time_share& t, const std::string& form) {
+  if (t.slices.empty() && (!(t.on > 0) || !(t.off >= 0) || !std::isfinite(t.on + t.off)))
+    throw sim_error(form + "ON must be > 0 and OFF >= 0");
+  if (t.slices.empty() && !(t.start > -t.on && t.start <= t.off)) throw sim_error(form + "START must be in (-ON, OFF]");
+  for (std::size_t i = 0; i < t.slices.size(); ++i) {
+    const auto [begin, end] = t.slices[i];
+    const double earliest = i == 0 ? 0 : t.slices[i - 1].second;
+    if (!(begin >= earliest && end > begin && std::isfinite(end)))
+      throw sim_error(form + "slice " + std::to_string(i + 1) + " [" + std::to_string(begin) + ", " +
+                      std::to_string(end) + ") must begin at or after " + std::to_string(earliest) +
+                      " (0 or the slice before's end) and end after it begins");
+  }
+}
+
 void validate(const platform_spec& platform, const run_spec& run) {
   // With a platform file, its hosts decide the workers: checked once loaded.
   const bool from_file = !platform.xml.empty();
@@ -289,16 +306,7 @@ void validate(const platform_spec& platform, const run_spec& run) {
     throw sim_error("every worker is lost: nobody is left to finish the loop");
   for (const time_share& t : platform.time_shares) {
     const std::string form = "time share of worker " + std::to_string(t.worker) + ": ";
-    if (t.slices.empty() && (!(t.on > 0) || !(t.off >= 0))) throw sim_error(form + "ON must be > 0 and OFF >= 0");
-    if (t.slices.empty() && !(t.start >= 0 && t.start <= t.off)) throw sim_error(form + "START must be in [0, OFF]");
-    for (std::size_t i = 0; i < t.slices.size(); ++i) {
-      const auto [begin, end] = t.slices[i];
-      const double earliest = i == 0 ? 0 : t.slices[i - 1].second;
-      if (!(begin >= earliest && end > begin && std::isfinite(end)))
-        throw sim_error(form + "slice " + std::to_string(i + 1) + " [" + std::to_string(begin) + ", " +
-                        std::to_string(end) + ") must begin at or after " + std::to_string(earliest) +
-                        " (0 or the slice before's end) and end after it begins");
-    }
+    detail::check_slices(t, form);
     const auto same = [&](const auto& other) { return other.worker == t.worker; };
     if (std::count_if(platform.time_shares.begin(), platform.time_shares.end(), same) > 1 ||
         std::any_of(platform.slowdowns.begin(), platform.slowdowns.end(), same))

@@ -15,6 +15,7 @@
 
 #include "child.hpp"
 #include "engine.hpp"
+#include "inputs.hpp"
 #include "selfsched/core/auto_tuning.hpp"
 #include "selfsched/core/scheduler.hpp"
 #include "selfsched/sim_threads.hpp"
@@ -294,10 +295,12 @@ void validate(const threads_spec& spec) {
   if (!(spec.claim_seconds >= 0)) throw sim_error("claim cost must be >= 0 seconds");
   for (double s : spec.speeds)
     if (!(s > 0)) throw sim_error("speeds: " + std::to_string(s) + " must be > 0");
-  for (const time_share& t : spec.time_shares)
+  for (const time_share& t : spec.time_shares) {
     if (t.worker < 0 || t.worker >= spec.threads)
       throw sim_error("time share of thread " + std::to_string(t.worker) + ": threads are 0 .. " +
                       std::to_string(spec.threads - 1));
+    detail::check_slices(t, "time share of thread " + std::to_string(t.worker) + ": ");
+  }
   (void)detail::choose(spec.schedule);
 }
 

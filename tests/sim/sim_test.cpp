@@ -287,7 +287,8 @@ TEST(Sim, APlatformFileGivesTheWorkersAndTheirSpeeds) {
 
 // A time-shared worker (platform_spec::time_shares) computes only in its
 // slices: 10 ms of work in slices of 1 ms every 3 ms, the first from 1 ms,
-// ends with its tenth slice (28-29 ms); it asks only once its first slice has
+// ends with its tenth slice (28-29 ms), or at 30 ms when the loop begins
+// half a slice in; it asks only once its first slice has
 // begun, so the other worker takes the first chunk. A slice that ends
 // mid-chunk leaves the rest for the next.
 TEST(Sim, ATimeSharedWorkerComputesInItsSlices) {
@@ -296,6 +297,10 @@ TEST(Sim, ATimeSharedWorkerComputesInItsSlices) {
   platform.time_shares.push_back(parse_time_share("0:1ms:2ms:1ms"));
   const run_spec run = with_free_claims(run_of("static", 100, "uniform"));
   EXPECT_NEAR(simulate(platform, run).makespan, 0.029, 1e-9);
+  // Begun 0.5 ms into a slice: 0.5 ms of work by 0.5 ms, then 1 ms in each
+  // slice from 2.5 ms every 3 ms; the last 0.5 ms in [29.5, 30) ms.
+  platform.time_shares = {parse_time_share("0:1ms:2ms:-0.5ms")};
+  EXPECT_NEAR(simulate(platform, run).makespan, 0.030, 1e-9);
   platform_spec two = platform_of(2);
   two.latency = 0;
   two.time_shares.push_back(parse_time_share("1:1ms:1ms:0.5ms"));
@@ -704,7 +709,9 @@ TEST(Sim, BadInputIsNamed) {
   }
   platform_spec sliced = platform_of(2);
   sliced.time_shares.push_back(parse_time_share("1:4ms:4ms:5ms"));
-  EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("START must be in [0, OFF]"), std::string::npos);
+  EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("START must be in (-ON, OFF]"), std::string::npos);
+  sliced.time_shares = {parse_time_share("1:4ms:4ms:-4ms")};
+  EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("START must be in (-ON, OFF]"), std::string::npos);
   sliced.time_shares = {parse_time_share("1:4ms:4ms")};
   sliced.slowdowns.push_back(parse_slowdown("1:0.5:0:1"));
   EXPECT_NE(message([&] { simulate(sliced, run_of("fss", 10)); }).find("one time share and no slowdown"),

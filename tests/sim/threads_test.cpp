@@ -66,6 +66,10 @@ TEST(SimThreads, BadInputIsNamed) {
   threads_spec s = team_of(4, "auto");
   s.time_shares.push_back({9, 1e-3, 1e-3, 0, {}});
   EXPECT_NE(sim_error_of([&] { simulate_threads(s); }).find("thread 9"), std::string::npos);
+  s.time_shares = {{1, 0, 1e-3, 0, {}}};  // a slice of no time: the thread would never run
+  EXPECT_NE(sim_error_of([&] { simulate_threads(s); }).find("ON must be > 0"), std::string::npos);
+  s.time_shares = {{1, 1e-3, 1e-3, -2e-3, {}}};
+  EXPECT_NE(sim_error_of([&] { simulate_threads(s); }).find("START must be in (-ON, OFF]"), std::string::npos);
 }
 
 }  // namespace
