@@ -15,11 +15,16 @@ With --instances K: the loop runs K times (a time-stepped code) and each
 cell compares the K-th instance, auto starting from what it learned in the
 ones before (as the runtime keeps it per loop site).
 
+With --phases R: where cores are loaded, each schedule's makespan is its
+mean over R runs whose time slices begin at R phases spread over a slice
+period (the loop starts at an arbitrary point of the other process's
+slices, as it does on a real machine); one run at phase 0 otherwise.
+
 With --weighted: seed 000 Table 6's question for threads, W-TSS and W-FSS
 (told each core's run queue, Q = 2 on a core shared with another process)
 over TSS and FSS at 4-12 threads with every other core time-shared.
 
-  python3 benchmarks/sim/threads_auto.py --build build [--recorded [DIR]] [--instances K] | --weighted
+  python3 benchmarks/sim/threads_auto.py --build build [--recorded [DIR]] [--instances K] [--phases R] | --weighted
 """
 import argparse
 import math
@@ -32,6 +37,7 @@ SIZES = [16, 32, 64, 128]
 N = 100000
 # name -> extra arguments (threads -> list); a loaded core is shared by time
 # slices of 4 ms with another process (CFS's slice on this VM is 3-4 ms).
+SLICE_MS = 4
 SCENARIOS = {
     "uniform (matmul rows)": lambda t: ["--cost", "uniform"],
     "mandelbrot columns": lambda t: ["--cost", "mandelbrot"],
@@ -56,7 +62,21 @@ RECORDED = {
 
 def loaded(threads):
     """Threads 0, 4, 8 ... share their core in 4 ms slices with another process."""
-    return sum((["--timeshare", f"{k}:4ms:4ms"] for k in range(0, threads, 4)), [])
+    return sum((["--timeshare", f"{k}:{SLICE_MS}ms:{SLICE_MS}ms"] for k in range(0, threads, 4)), [])
+
+
+def at_phase(args, phase):
+    """ARGS with every --timeshare's slices begun PHASE (0 to 1) of a period before the loop starts."""
+    offset = phase * 2 * SLICE_MS  # into the period: ON, then OFF
+    start = "0ms" if offset == 0 else f"-{offset:g}ms" if offset < SLICE_MS else f"{2 * SLICE_MS - offset:g}ms"
+    return [f"{a}:{start}" if i > 0 and args[i - 1] == "--timeshare" else a for i, a in enumerate(args)]
+
+
+def mean_rows(sim, threads, schedules, extra, phases):
+    """rows(), each makespan and ideal the mean over PHASES phases of the time slices (one run if none)."""
+    runs = [rows(sim, threads, schedules, at_phase(extra, r / phases))
+            for r in range(phases if "--timeshare" in extra else 1)]
+    return {s: tuple(sum(run[s][i] for run in runs) / len(runs) for i in (0, 1)) for s in schedules}
 
 
 def record(build, directory):
@@ -76,31 +96,33 @@ def record(build, directory):
 
 
 def rows(sim, threads, schedules, extra):
-    """{schedule: makespan} of one `selfsched-sim --threads-model real` run."""
+    """{schedule: (makespan, ideal)} of one `selfsched-sim --threads-model real` run."""
     out = subprocess.run([sim, "--threads-model", "real", "--threads", str(threads), "--technique",
                           ",".join(schedules)] + extra, check=True, capture_output=True, text=True).stdout
     found = {}
     for line in out.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
         if len(cells) >= 3 and cells[0].isdigit():
-            found[cells[1]] = float(cells[2])
+            found[cells[1]] = (float(cells[2]), float(cells[3]))
     return found
 
 
-def auto_table(sim, scenarios, instances):
-    ratios = []
+def auto_table(sim, scenarios, instances, phases):
+    ratios, floors = [], []
     print("| scenario | " + " | ".join(f"{t} threads" for t in SIZES) + " |")
     print("| --- |" + " --- |" * len(SIZES))
     for name, extra in scenarios.items():
         cells = []
         for t in SIZES:
-            r = rows(sim, t, ["auto"] + LIBOMP, extra(t) + ["--instances", str(instances)])
-            best = min(LIBOMP, key=lambda s: r[s])
-            ratios.append(r["auto"] / r[best])
-            cells.append(f"{r['auto'] / r[best]:.3f}x ({best})")
+            r = mean_rows(sim, t, ["auto"] + LIBOMP, extra(t) + ["--instances", str(instances)], phases)
+            best = min(LIBOMP, key=lambda s: r[s][0])
+            ratios.append(r["auto"][0] / r[best][0])
+            floors.append(r["auto"][1] / r[best][0])
+            cells.append(f"{ratios[-1]:.3f}x ({best})")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
-    print(f"\ngeometric mean {math.exp(sum(map(math.log, ratios)) / len(ratios)):.4f}x, "
-          f"worst {max(ratios):.3f}x over {len(ratios)} cells")
+    geomean = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    print(f"\ngeometric mean {geomean(ratios):.4f}x, worst {max(ratios):.3f}x over {len(ratios)} cells; "
+          f"the ideal (all work spread evenly, claims free) over the best libomp: {geomean(floors):.4f}x")
 
 
 def weighted_table(sim):
@@ -110,7 +132,7 @@ def weighted_table(sim):
         loaded = sum((["--timeshare", f"{k}:4ms:4ms"] for k in range(1, t, 2)), [])
         r = rows(sim, t, ["tss", "w-tss", "fss", "w-fss"],
                  ["--cost", "mandelbrot", "--n", "10000", "--mean", "5ms"] + loaded)
-        gain = lambda a, w: f"{100 * (r[a] - r[w]) / r[a]:.0f}%"
+        gain = lambda a, w: f"{100 * (r[a][0] - r[w][0]) / r[a][0]:.0f}%"
         print(f"| {t} | {gain('tss', 'w-tss')} | {gain('fss', 'w-fss')} |", flush=True)
 
 
@@ -121,18 +143,23 @@ def main():
     parser.add_argument("--recorded", nargs="?", const="", metavar="DIR",
                         help="the matrix apps' recorded loops instead (default DIR: BUILD/sim/profiles)")
     parser.add_argument("--instances", type=int, default=1, help="the loop's runs; the last one is compared (default 1)")
+    parser.add_argument("--phases", type=int, default=1,
+                        help="loaded cores: each makespan the mean over R phases of their slices (default 1)")
     parser.add_argument("--weighted", action="store_true", help="W-TSS / W-FSS with loaded cores instead")
     args = parser.parse_args()
     if args.instances < 1:
         parser.error(f"--instances {args.instances}: at least 1")
+    if args.phases < 1:
+        parser.error(f"--phases {args.phases}: at least 1")
     sim = os.path.join(args.build, "bin", "selfsched-sim")
     if args.weighted:
         weighted_table(sim)
     elif args.recorded is not None:
-        auto_table(sim, record(args.build, args.recorded or os.path.join(args.build, "sim", "profiles")), args.instances)
+        auto_table(sim, record(args.build, args.recorded or os.path.join(args.build, "sim", "profiles")), args.instances,
+                   args.phases)
     else:
         auto_table(sim, {name: lambda t, extra=extra: ["--n", str(N), "--mean", args.mean] + extra(t)
-                         for name, extra in SCENARIOS.items()}, args.instances)
+                         for name, extra in SCENARIOS.items()}, args.instances, args.phases)
 
 
 if __name__ == "__main__":
