@@ -49,6 +49,7 @@ struct driver_options {
   iter_t n = 10000;
   double mean = 1e-4, flops = 1e9;
   double request_cost = 0;        // seconds a serving rank works on each request (request_cost.cpp)
+  double nic_atomics = 0;         // seconds a target's NIC takes per fetch-and-op; 0: SMPI's own (nic_atomics.cpp)
   std::int64_t result_bytes = 0;  // an iteration's results, sent to the rank's master's sink (results.cpp)
   int sinks = 0;                  // the last ranks: a sink of results a master, on its host
   std::uint64_t seed = 1;
@@ -58,7 +59,7 @@ struct driver_options {
 
 // Bad input: one line on rank 0's stderr, "" when all is well.
 std::string parse_options(int argc, char** argv, driver_options& o) {
-  std::string n, mean, flops, seed, serving, request_cost, result_bytes, serve_wait, sinks;
+  std::string n, mean, flops, seed, serving, request_cost, nic_atomics, result_bytes, serve_wait, sinks;
   for (int k = 1; k < argc; ++k) {
     if (take_flag("--technique", k, argc, argv, o.technique) ||
         take_flag("--transport", k, argc, argv, o.transport) || take_flag("--inner", k, argc, argv, o.inner) ||
@@ -67,6 +68,7 @@ std::string parse_options(int argc, char** argv, driver_options& o) {
         take_flag("--flops", k, argc, argv, flops) || take_flag("--seed", k, argc, argv, seed) ||
         take_flag("--serving", k, argc, argv, serving) ||
         take_flag("--request-cost", k, argc, argv, request_cost) ||
+        take_flag("--nic-atomics", k, argc, argv, nic_atomics) ||
         take_flag("--result-bytes", k, argc, argv, result_bytes) ||
         take_flag("--serve-wait", k, argc, argv, serve_wait) || take_flag("--sinks", k, argc, argv, sinks))
       continue;
@@ -77,11 +79,13 @@ std::string parse_options(int argc, char** argv, driver_options& o) {
   if (!flops.empty()) o.flops = std::strtod(flops.c_str(), nullptr);
   if (!seed.empty()) o.seed = std::strtoull(seed.c_str(), nullptr, 10);
   if (!request_cost.empty()) o.request_cost = std::strtod(request_cost.c_str(), nullptr);
+  if (!nic_atomics.empty()) o.nic_atomics = std::strtod(nic_atomics.c_str(), nullptr);
   if (!result_bytes.empty()) o.result_bytes = std::strtoll(result_bytes.c_str(), nullptr, 10);
   if (!sinks.empty()) o.sinks = static_cast<int>(std::strtol(sinks.c_str(), nullptr, 10));
   if ((o.sinks > 0) != (o.result_bytes > 0)) return "--sinks (a rank a master) goes with --result-bytes, and only";
   if (o.n < 1 || !(o.mean > 0) || !(o.flops > 0)) return "--n, --mean and --flops must be > 0";
   if (!(o.request_cost >= 0 && o.request_cost < 1)) return "--request-cost " + request_cost + ": 0 to 1 (seconds)";
+  if (!(o.nic_atomics >= 0 && o.nic_atomics < 1)) return "--nic-atomics " + nic_atomics + ": 0 to 1 (seconds)";
   if (!serving.empty() && serving != "dedicated" && serving != "computing")
     return "--serving takes dedicated or computing, not " + serving;
   o.dedicated_servers = serving != "computing";
@@ -319,5 +323,6 @@ int main(int argc, char** argv) {
   setenv("SELFSCHED_MPI_WRITES", "off", 1);
   if (bad.empty()) work_prefix(o);
   selfsched::smpi::set_request_cost(o.request_cost);
+  selfsched::smpi::set_nic_atomics(o.nic_atomics);
   return selfsched::smpi::run_ranks("selfsched-smpi-loop", argc, argv, bad, o.flops, [&](int) { return run(o); });
 }

@@ -163,6 +163,8 @@ def run_smpi(a, program, transport, workers, work_dir):
               "--mean", repr(a.mean), "--flops", repr(a.flops), "--inner", a.inner, "--serving", a.serving,
               "--request-cost", repr(a.request_cost), "--result-bytes", str(a.result_bytes),
               "--serve-wait", a.serve_wait, "--sinks", str(len(sinks))]
+    if a.atomic is not None:
+        driver += ["--nic-atomics", repr(a.atomic)]
     figures, platform = smpirun(a, work_dir, hosts, node_size, a.masters if transport == "hier" else 1, a.speeds,
                                 driver, "smpi-loop:", transport)
     if float(figures["iterations"]) != a.n:  # the ranks' counts summed: each iteration once
@@ -272,7 +274,7 @@ def run_model(a, sim, transport, platform, claim):
         command = [sim, "--technique", a.technique, "--transport", transport, "--platform", platform,
                    "--masters", str(a.masters), "--cost", a.cost, "--n", str(a.n), "--mean", repr(a.mean),
                    "--flops", repr(a.flops), "--claim", repr(claim), "--result-bytes", str(a.result_bytes),
-                   "--json", out.name]
+                   "--json", out.name] + (["--atomic", repr(a.atomic)] if a.atomic is not None else [])
         subprocess.run(command, check=True, capture_output=True, text=True)
         with open(out.name) as f:
             runs = json.load(f)
@@ -309,6 +311,9 @@ def parse_args():
     p.add_argument("--request-cost", type=seconds, default=0.0,
                    help="a serving rank's work per request or refill it receives, charged to its host besides "
                         "--code-time (seed 004's setting: 5us)")
+    p.add_argument("--atomic", type=seconds,
+                   help="rma: a 64-bit fetch-and-op served by the target's NIC in this time, one at a time, in "
+                        "the code (instead of SMPI's get and accumulate under a lock) and the model (its --atomic)")
     p.add_argument("--result-bytes", type=int, default=0,
                    help="bytes of results an iteration, sent by each rank to its master after each outer chunk, "
                         "as seed 004's program does (the model: the same)")

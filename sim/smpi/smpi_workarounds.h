@@ -62,6 +62,12 @@ static inline int selfsched_smpi_init_thread(int* argc, char*** argv, int requir
   selfsched_smpi_iallreduce(sendbuf, recvbuf, count, type, op, comm, request)
 #define MPI_Wait(request, status) selfsched_smpi_wait(request, status)
 
+// 4. MPI_Fetch_and_op holds the target's window for two one-way latencies
+//    (a get and an accumulate under a lock), where RDMA NICs apply 64-bit
+//    atomics themselves: with --nic-atomics a NIC's service instead
+//    (nic_atomics.cpp).
+#include "nic_atomics.h"
+
 // Not something SMPI lacks but a setting of the run, forced in with the
 // above: a serving rank's work per request (--request-cost), charged as its
 // MPI_Recv of one returns.
