@@ -155,8 +155,8 @@ def main():
     if args.weighted:
         weighted_table(sim)
     elif args.recorded is not None:
-        auto_table(sim, record(args.build, args.recorded or os.path.join(args.build, "sim", "profiles")), args.instances,
-                   args.phases)
+        profiles = args.recorded or os.path.join(args.build, "sim", "profiles")
+        auto_table(sim, record(args.build, profiles), args.instances, args.phases)
     else:
         auto_table(sim, {name: lambda t, extra=extra: ["--n", str(N), "--mean", args.mean] + extra(t)
                          for name, extra in SCENARIOS.items()}, args.instances, args.phases)
