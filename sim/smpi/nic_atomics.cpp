@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "nic_atomics.h"
+#include "rank_state.hpp"
 
 #undef MPI_Win_allocate
 #undef MPI_Win_free
@@ -71,15 +72,13 @@ struct rank_state {
   std::map<MPI_Win, window_key> keys;       // this rank's handles
   std::map<MPI_Win, double> answers;        // atomics in flight: when the last answer is in
 };
-std::vector<rank_state> ranks;  // by actor id
+std::vector<rank_state> ranks;  // by actor id (rank_state.hpp)
 
-rank_state& mine() {
-  const auto id = static_cast<std::size_t>(sg_actor_self_get_pid());
-  if (id >= ranks.size()) ranks.resize(id + 1);
-  return ranks[id];
-}
+rank_state& mine() { return selfsched::smpi::this_ranks(ranks); }
 
-window* window_of(MPI_Win win) {
+// The window when the card serves it (windows are registered only then),
+// else nullptr.
+window* nic_window(MPI_Win win) {
   rank_state& me = mine();
   const auto key = me.keys.find(win);
   if (key == me.keys.end()) return nullptr;
@@ -89,7 +88,7 @@ window* window_of(MPI_Win win) {
 
 // The window's part on `target` when the NIC serves it, else nullptr.
 window* served_by_nic(MPI_Win win, int target) {
-  window* w = nic_seconds > 0 ? window_of(win) : nullptr;
+  window* w = nic_window(win);
   if (w == nullptr || target < 0 || static_cast<std::size_t>(target) >= w->bases.size() ||
       w->bases[static_cast<std::size_t>(target)] == nullptr)
     return nullptr;
@@ -132,7 +131,7 @@ void set_nic_atomics(double seconds) { nic_seconds = seconds; }
 extern "C" int selfsched_smpi_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                            MPI_Win* win) {
   const int result = MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-  if (result != MPI_SUCCESS) return result;
+  if (result != MPI_SUCCESS || nic_seconds <= 0) return result;
   int rank = 0, size_of_comm = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size_of_comm);
@@ -192,11 +191,11 @@ extern "C" int selfsched_smpi_put(const void* origin, int origin_count, MPI_Data
 }
 
 extern "C" int selfsched_smpi_win_lock_all(int assertion, MPI_Win win) {
-  return nic_seconds > 0 && window_of(win) != nullptr ? MPI_SUCCESS : MPI_Win_lock_all(assertion, win);
+  return nic_window(win) != nullptr ? MPI_SUCCESS : MPI_Win_lock_all(assertion, win);
 }
 
 extern "C" int selfsched_smpi_win_unlock_all(MPI_Win win) {
-  if (nic_seconds <= 0 || window_of(win) == nullptr) return MPI_Win_unlock_all(win);
+  if (nic_window(win) == nullptr) return MPI_Win_unlock_all(win);
   return selfsched_smpi_win_flush(0, win);
 }
 
@@ -210,5 +209,5 @@ extern "C" int selfsched_smpi_win_flush(int rank, MPI_Win win) {
     answers.erase(pending);
     if (wait > 0) sg_actor_sleep_for(wait);
   }
-  return nic_seconds > 0 && window_of(win) != nullptr ? MPI_SUCCESS : MPI_Win_flush(rank, win);
+  return nic_window(win) != nullptr ? MPI_SUCCESS : MPI_Win_flush(rank, win);
 }

@@ -19,7 +19,6 @@
 // SMPI ranks share this process and one OS thread: the per-rank state is
 // kept by SimGrid actor id, the counters are the whole run's.
 #include <mpi.h>
-#include <simgrid/actor.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "rank_state.hpp"
 #include "smpi_waits.hpp"
 
 #undef MPI_Test
@@ -51,11 +51,7 @@ bool polling_forced() {
   return forced;
 }
 
-rank_wait& mine() {
-  const auto id = static_cast<std::size_t>(sg_actor_self_get_pid());
-  if (id >= ranks.size()) ranks.resize(id + 1);
-  return ranks[id];
-}
+rank_wait& mine() { return selfsched::smpi::this_ranks(ranks); }
 
 }  // namespace
 
