@@ -129,7 +129,7 @@ def weighted_table(sim):
     print("| threads | W-TSS over TSS | W-FSS over FSS |")
     print("| --- | --- | --- |")
     for t in [4, 6, 8, 10, 12]:
-        loaded = sum((["--timeshare", f"{k}:4ms:4ms"] for k in range(1, t, 2)), [])
+        loaded = sum((["--timeshare", f"{k}:{SLICE_MS}ms:{SLICE_MS}ms"] for k in range(1, t, 2)), [])
         r = rows(sim, t, ["tss", "w-tss", "fss", "w-fss"],
                  ["--cost", "mandelbrot", "--n", "10000", "--mean", "5ms"] + loaded)
         gain = lambda a, w: f"{100 * (r[a][0] - r[w][0]) / r[a][0]:.0f}%"

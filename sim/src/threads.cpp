@@ -296,10 +296,10 @@ void validate(const threads_spec& spec) {
   for (double s : spec.speeds)
     if (!(s > 0)) throw sim_error("speeds: " + std::to_string(s) + " must be > 0");
   for (const time_share& t : spec.time_shares) {
+    const std::string form = "time share of thread " + std::to_string(t.worker) + ": ";
     if (t.worker < 0 || t.worker >= spec.threads)
-      throw sim_error("time share of thread " + std::to_string(t.worker) + ": threads are 0 .. " +
-                      std::to_string(spec.threads - 1));
-    detail::check_slices(t, "time share of thread " + std::to_string(t.worker) + ": ");
+      throw sim_error(form + "threads are 0 .. " + std::to_string(spec.threads - 1));
+    detail::check_slices(t, form);
   }
   (void)detail::choose(spec.schedule);
 }
