@@ -22,7 +22,7 @@ using omp::bridge::now_ns;
 
 void engine::ask(client_loop& loop) {
   loop.asked = true;
-  loop.asked_at = now_ns();
+  loop.asked_at = loop.looked_at = now_ns();
   loop.wanted = false;
   const double queue = load_correction_ ? omp::bridge::run_queue_length() : 1.0;
   const request_msg m{loop.index, loop.n, loop.site, loop.report_size, loop.report_ns, loop.in_order, loop.bounds,
@@ -41,13 +41,23 @@ void engine::ask(client_loop& loop) {
   MPI_Isend(loop.request, request_msg::length, MPI_INT64_T, parent_, tag_request, comm_, &loop.request_handle);
 }
 
-void engine::poll(client_loop& loop) {
+void engine::poll(client_loop& loop, bool waiting) {
   if (!loop.asked) return;
-  if (rma_) return deliver(loop.index, rma_->complete());
+  if (rma_) {  // a claim cannot be looked at without completing it: its whole time counts
+    const chunk c = rma_->complete();
+    average(round_trip_ns_, static_cast<double>(now_ns() - loop.asked_at));
+    return deliver(loop.index, c);
+  }
   if (parent_ == rank_) return;  // our own server answers through deliver()
   int arrived = 0;
   MPI_Test(&loop.reply_handle, &arrived, MPI_STATUS_IGNORE);
-  if (!arrived) return;
+  const std::int64_t now = now_ns();
+  if (!arrived) {
+    loop.looked_at = now;
+    return;
+  }
+  if (waiting || round_trip_timed(loop.asked_at, loop.looked_at, now))
+    average(round_trip_ns_, static_cast<double>(now - loop.asked_at));
   MPI_Wait(&loop.request_handle, MPI_STATUS_IGNORE);  // it was received: completes at once
   if (static_cast<std::uint64_t>(loop.reply[0]) != loop.index)
     fatal("rank " + std::to_string(rank_) + " got a chunk of shared loop " + std::to_string(loop.reply[0]) +
@@ -59,7 +69,6 @@ void engine::deliver(std::uint64_t index, chunk c) {
   client_loop* loop = find(index);
   if (loop == nullptr) return;
   loop->asked = false;
-  if (parent_ != rank_ || rma_) average(round_trip_ns_, static_cast<double>(now_ns() - loop->asked_at));
   if (const auto gone = std::find(loop->cancelled.begin(), loop->cancelled.end(), c.start);
       c.size > 0 && gone != loop->cancelled.end()) {
     loop->cancelled.erase(gone);  // finished elsewhere already: ask again

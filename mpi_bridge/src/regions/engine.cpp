@@ -63,6 +63,7 @@ chunk engine::next_outer() {
   client_loop& loop = loops_.back();  // the binding asks only for the loop begun last
   if (duplicate_) report_finished(loop);
   const std::int64_t asked = now_ns();
+  bool waiting = false;  // since a poll that found no answer
   for (back_off wait; !loop.has_next && !loop.done;) {
     if (!may_call_mpi() && !local_asks_free_) {  // funneled: the creating thread fetches it at its next claim
       loop.wanted = true;
@@ -70,13 +71,14 @@ chunk engine::next_outer() {
     }
     if (duplicate_ && may_call_mpi()) exchange_reports();
     if (!loop.asked) ask(loop);
-    poll(loop);
+    poll(loop, waiting);
     if (loop.has_next || loop.done) break;
     if (serve_inline_ && may_call_mpi()) server_->poll();  // a node master waiting for its batch serves its node
     check_server_alive(asked);
     lock.unlock();
     wait();
     lock.lock();
+    waiting = loop.asked;
   }
   wait_ns_ += now_ns() - asked;
   return take_next(loop);

@@ -58,6 +58,7 @@ struct client_loop {
   bool done = false;       // no more chunks for this rank
   bool asked = false;      // a request is out ...
   std::int64_t asked_at = 0;  // ... since then (ns)
+  std::int64_t looked_at = 0;  // ... and was last found unanswered then (ns)
   bool wanted = false;     // a thread that may not call MPI wants a request sent
   bool ended = false;      // every thread of the team has left the loop
   chunk current{};         // the outer chunk the threads are splitting
@@ -133,7 +134,9 @@ class engine final : public omp::outer_source, public server_host {
 
   bool may_call_mpi() const { return !funneled_ || pthread_equal(pthread_self(), owner_); }
   void ask(client_loop& loop);    // sends (or queues) the request for the loop's next chunk
-  void poll(client_loop& loop);   // receives its answer if it has come
+  // Receives its answer if it has come; `waiting`: the rank has been
+  // waiting for it since a poll that found none (its round trip is timed).
+  void poll(client_loop& loop, bool waiting = false);
   bool serve_inline(bool rate_limited);
   chunk take_next(client_loop& loop);
   void report_finished(client_loop& loop);  // resilience: `current` is handed out
