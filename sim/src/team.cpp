@@ -8,22 +8,6 @@
 #include "worker.hpp"
 
 namespace selfsched::sim::detail {
-namespace {
-
-constexpr double prefetch_fraction = 0.15;
-
-// An exponential average that starts at its first sample (the runtime's).
-void fade_in(double& mean, double sample) { mean = mean > 0 ? 0.75 * mean + 0.25 * sample : sample; }
-
-// The runtime's rule for asking early (engine::time_to_ask), at a claim.
-bool time_to_ask(const team& t, iter_t left, double now) {
-  if (static_cast<double>(left) > prefetch_fraction * static_cast<double>(t.current.size)) return false;
-  if (t.rate <= 0) return false;
-  if (t.round_trip <= 0) return true;
-  return now + 2 * t.round_trip >= t.current_begin + static_cast<double>(t.current.size) / t.rate;
-}
-
-}  // namespace
 
 void team_rank_actor(world* w, team* t) {
   sg4::Mailbox* mine = own_mailbox(worker_box(t->rank));
@@ -38,7 +22,7 @@ void team_rank_actor(world* w, team* t) {
     const double asked = sg4::Engine::get_clock();
     const chunk c = ask_for_chunk(w, t->rank, mine, done, seconds, &sequence);
     guard.lock();
-    fade_in(t->round_trip, sg4::Engine::get_clock() - asked);
+    t->early.time_round_trip(sg4::Engine::get_clock() - asked);
     t->want = false;
     if (c.size == 0) t->done = true;
     else t->outer.push_back(c), t->outer_sequence.push_back(sequence);
@@ -113,7 +97,7 @@ void close_cut(world* w, team* t) {
 void split_next_outer(world* w, team* t, const parse_result& inner) {
   const double now = sg4::Engine::get_clock();
   if (t->current.size > 0 && now > t->current_begin)
-    fade_in(t->rate, static_cast<double>(t->current.size) / (now - t->current_begin));
+    fade_in(t->early.rate, static_cast<double>(t->current.size) / (now - t->current_begin));
   close_cut(w, t);
   t->current = t->outer.front();
   t->outer.pop_front();
@@ -166,7 +150,8 @@ chunk claim_inner(world* w, team* t, int thread, const parse_result& inner, std:
 // outer chunk once its last inner chunk ends and it is cut whole.
 void run_inner(world* w, team* t, chunk c, std::unique_lock<sg4::Mutex>& guard) {
   const iter_t left = t->inner->remaining();
-  if (!t->want && !t->done && t->outer.empty() && time_to_ask(*t, left, sg4::Engine::get_clock()))
+  if (!t->want && !t->done && t->outer.empty() &&
+      t->early.time_to_ask(left, t->current.size, t->current_begin, sg4::Engine::get_clock()))
     t->want = true, t->changed->notify_all();
   const chunk outer = t->current;
   const iter_t sequence = t->current_sequence;

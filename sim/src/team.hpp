@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "worker.hpp"
 #include "world.hpp"
 
 namespace selfsched::sim::detail {
@@ -40,8 +41,7 @@ struct team {
   std::shared_ptr<std::vector<iter_t>> progress;
   std::unique_ptr<scheduler> inner;     // its split among the threads
   double current_begin = 0, current_end = 0;
-  double rate = 0;        // iterations a second over its earlier outer chunks (faded); 0: none yet
-  double round_trip = 0;  // seconds from asking to the answer (faded); 0: not measured
+  early_asking early;    // when the rank asks for the next outer chunk
   bool want = true, done = false;       // the rank should ask; no outer chunk is left
   int running = 0;                      // threads still working
   sg4::MutexPtr lock = sg4::Mutex::create();

@@ -19,23 +19,47 @@ void results_actor(int m) {
   for (;;) delete box->get<message>();
 }
 
-chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double seconds, iter_t* sequence) {
-  w->wait_for_slice(k);
-  sg4::Mailbox* master = mailbox(master_box(master_of(*w, k)));
+namespace {
+
+constexpr double prefetch_fraction = 0.15;
+
+// Like a blocking MPI_Send of a long message: done once the sink took it.
+void send_results(world* w, int k, iter_t done) {
+  if (w->run.via == transport::rma || w->run.result_bytes <= 0 || done == 0) return;
+  ++w->out.messages;
+  const auto bytes = static_cast<std::uint64_t>(w->run.result_bytes * static_cast<double>(done));
+  mailbox(results_box(master_of(*w, k)))->put(new message{message::request, k}, bytes);
+}
+
+void send_request(world* w, int k, iter_t done, double seconds) {
   auto* req = new message{message::request, k};
   req->done = done;
   req->seconds = seconds;
-  if (w->run.via != transport::rma && w->run.result_bytes > 0 && done > 0) {
-    // Like a blocking MPI_Send of a long message: done once the sink took it.
-    ++w->out.messages;
-    mailbox(results_box(master_of(*w, k)))
-        ->put(new message{message::request, k}, static_cast<std::uint64_t>(w->run.result_bytes * static_cast<double>(done)));
-  }
-  w->send(master, req, w->run.via == transport::rma ? atomic_bytes : w->run.request_bytes);
+  const double bytes = w->run.via == transport::rma ? atomic_bytes : w->run.request_bytes;
+  w->send(mailbox(master_box(master_of(*w, k))), req, bytes);
+}
+
+chunk take_answer(world* w, int k, sg4::Mailbox* mine, iter_t* sequence) {
   std::unique_ptr<message> ans(mine->get<message>());
   if (ans->c.size == 0 && !w->exited.empty()) w->exited[static_cast<std::size_t>(k)] = true;
   if (sequence != nullptr) *sequence = ans->sequence;
   return ans->c;
+}
+
+}  // namespace
+
+bool early_asking::time_to_ask(iter_t left, iter_t size, double begin, double now) const {
+  if (static_cast<double>(left) > prefetch_fraction * static_cast<double>(size)) return false;
+  if (rate <= 0) return false;
+  if (!timed) return true;
+  return now + 2 * round_trip >= begin + static_cast<double>(size) / rate;
+}
+
+chunk ask_for_chunk(world* w, int k, sg4::Mailbox* mine, iter_t done, double seconds, iter_t* sequence) {
+  w->wait_for_slice(k);
+  send_results(w, k, done);
+  send_request(w, k, done, seconds);
+  return take_answer(w, k, mine, sequence);
 }
 
 namespace {
@@ -74,16 +98,39 @@ void log_chunk(world* w, chunk c, int k, double begin, double end) {
   r.end = end;
 }
 
+// The runtime's rank of one thread (its binding reports progress after its
+// one claim of each outer chunk, nothing left of it) asks for its next chunk
+// as it takes one that should end within two round trips, and times a round
+// trip only when it waited for the answer (mpi_bridge's round_trip_timed):
+// not one that came while it computed. Dependence loops ask after each
+// chunk (not checked against the code).
 void worker_actor(world* w, int k) {
   sg4::Mailbox* mine = own_mailbox(worker_box(k));
   sg4::this_actor::sleep_for(w->late_by(k));
-  iter_t done = 0;
+  iter_t done = 0;  // the previous chunk and its computing time, reported with the next request
   double seconds = 0;
+  early_asking early;
+  bool asked = false, asked_early = false;
+  double asked_at = 0, taken_at = 0;
   for (;;) {
     iter_t sequence = 0;
-    const chunk c = ask_for_chunk(w, k, mine, done, seconds, &sequence);
-    if (c.size == 0) break;
+    if (!asked) {
+      w->wait_for_slice(k);
+      asked_at = sg4::Engine::get_clock();
+      send_request(w, k, done, seconds);
+    }
+    const bool waited = !asked_early || !mine->ready();  // an early answer may have come while it computed
+    const chunk c = take_answer(w, k, mine, &sequence);
     const double begin = sg4::Engine::get_clock();
+    if (waited) early.time_round_trip(begin - asked_at);
+    if (c.size == 0) break;
+    if (done > 0 && begin > taken_at) fade_in(early.rate, static_cast<double>(done) / (begin - taken_at));
+    taken_at = begin;
+    asked = asked_early = w->run.rows == 0 && early.time_to_ask(0, c.size, begin, begin);
+    if (asked) {
+      asked_at = begin;
+      send_request(w, k, done, seconds);
+    }
     if (w->run.rows > 0) {
       seconds = run_intervals(w, k, c, sequence);
     } else {
@@ -96,6 +143,8 @@ void worker_actor(world* w, int k) {
     w->out.busy[static_cast<std::size_t>(k)] += seconds;
     w->out.makespan = std::max(w->out.makespan, end);
     log_chunk(w, c, k, begin, end);
+    w->wait_for_slice(k);
+    send_results(w, k, done);
   }
 }
 
