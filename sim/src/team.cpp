@@ -96,8 +96,7 @@ void close_cut(world* w, team* t) {
 // inner technique. Under the team's lock.
 void split_next_outer(world* w, team* t, const parse_result& inner) {
   const double now = sg4::Engine::get_clock();
-  if (t->current.size > 0 && now > t->current_begin)
-    fade_in(t->early.rate, static_cast<double>(t->current.size) / (now - t->current_begin));
+  t->early.time_chunk(t->current.size, now - t->current_begin);
   close_cut(w, t);
   t->current = t->outer.front();
   t->outer.pop_front();

@@ -124,7 +124,7 @@ void worker_actor(world* w, int k) {
     const double begin = sg4::Engine::get_clock();
     if (waited) early.time_round_trip(begin - asked_at);
     if (c.size == 0) break;
-    if (done > 0 && begin > taken_at) fade_in(early.rate, static_cast<double>(done) / (begin - taken_at));
+    early.time_chunk(done, begin - taken_at);
     taken_at = begin;
     asked = asked_early = w->run.rows == 0 && early.time_to_ask(0, c.size, begin, begin);
     if (asked) {

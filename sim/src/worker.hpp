@@ -28,12 +28,15 @@ struct early_asking {
     fade_in(round_trip, seconds);
     timed = true;
   }
+  // An outer chunk of `size` iterations, `seconds` from its taking to the next's.
+  void time_chunk(iter_t size, double seconds) {
+    if (size > 0 && seconds > 0) fade_in(rate, static_cast<double>(size) / seconds);
+  }
   // At a claim that leaves `left` of the current chunk (`size` iterations,
   // taken at `begin`): once 15% of it is left (SELFSCHED_MPI_PREFETCH's
   // default) and it is expected to end within two round trips.
   bool time_to_ask(iter_t left, iter_t size, double begin, double now) const;
 };
-
 
 // The chunk log's entry of `c` (run_spec::record_chunks): who ran it, when.
 void log_chunk(world* w, chunk c, int k, double begin, double end);
